@@ -1,0 +1,515 @@
+// Benchmark toolkit: local server start/stop, a closed-loop HTTP load generator, a bounded worker
+// pool and table/JSON output. Node built-ins only (global fetch = undici, keep-alive by default).
+//
+// Safety rules kept by every function here:
+//   - only loopback URLs are ever requested (assertLoopback);
+//   - every loop ends by itself (deadline or item count), every request has a timeout;
+//   - only processes started here are killed, by their own process group id.
+
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, mkdir, writeFile, readFile } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { setMaxListeners } from 'node:events';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+
+export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** Like sleep, but does not keep the process alive (for races against another promise). */
+const sleepUnref = (ms) => new Promise((r) => setTimeout(r, ms).unref());
+
+/** Elapsed milliseconds since a process.hrtime.bigint() reading. */
+export const msSince = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
+
+/** Integer from env, with a default and a lower bound; a bad value is an error, not a silent default. */
+export function envInt(name, fallback, min = 1) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number >= ${min}, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+/** Throws unless the URL points at this machine (the benchmark never contacts anything else). */
+export function assertLoopback(url) {
+  const u = new URL(url);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`Unsupported protocol in ${url}`);
+  if (!LOOPBACK_HOSTS.has(u.hostname) && !/^127\.\d+\.\d+\.\d+$/.test(u.hostname)) {
+    throw new Error(`Refusing to benchmark ${u.origin}: only localhost targets are allowed.`);
+  }
+  return u.origin;
+}
+
+/** Process-wide shutdown switch: SIGINT/SIGTERM abort it; loops check it between requests. */
+export function installShutdown({ onForce } = {}) {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal); // every in-flight request listens to it
+  let count = 0;
+  const handler = (sig) => {
+    count += 1;
+    if (count === 1) {
+      process.stderr.write(`\n${sig}: stopping (press again to force)…\n`);
+      controller.abort(new Error(`Interrupted by ${sig}`));
+    } else {
+      onForce?.();
+      killAllChildrenSync();
+      process.exit(130);
+    }
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  return controller.signal;
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP
+
+/**
+ * One request with a timeout; returns { status, ok, json, text, ms }. Body is always consumed so the
+ * keep-alive connection goes back to the pool.
+ */
+export async function http(baseUrl, method, path, { headers = {}, body, timeoutMs = 30_000, signal } = {}) {
+  assertLoopback(baseUrl);
+  if (signal?.aborted) throw signal.reason;
+  const h = { ...headers };
+  let payload;
+  if (body !== undefined) {
+    payload = typeof body === 'string' ? body : JSON.stringify(body);
+    h['Content-Type'] ??= 'application/json';
+  }
+  const ctl = new AbortController();
+  const timer = setTimeout(() => ctl.abort(new Error(`timeout after ${timeoutMs} ms`)), timeoutMs);
+  const onAbort = () => ctl.abort(signal.reason);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  const t0 = process.hrtime.bigint();
+  try {
+    const res = await fetch(baseUrl + path, { method, headers: h, body: payload, signal: ctl.signal });
+    const text = await res.text();
+    let json;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, ok: res.status >= 200 && res.status < 300, json, text, ms: msSince(t0) };
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statistics
+
+/** Nearest-rank percentile of an ascending-sorted array. */
+export function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))];
+}
+
+export function summarize(name, latenciesMs, { errors, errorKinds, elapsedMs, concurrency, extra = {} }) {
+  const sorted = Float64Array.from(latenciesMs).sort();
+  const requests = sorted.length + (errorKinds.network ?? 0);
+  let sum = 0;
+  for (const v of sorted) sum += v;
+  return {
+    name,
+    requests,
+    errors,
+    errorKinds,
+    seconds: elapsedMs / 1000,
+    concurrency,
+    rps: requests / (elapsedMs / 1000),
+    latencyMs: {
+      // Latencies cover every request that got an HTTP response (2xx or not); network failures have none.
+      mean: sorted.length ? sum / sorted.length : NaN,
+      p50: percentile(sorted, 50),
+      p90: percentile(sorted, 90),
+      p99: percentile(sorted, 99),
+      max: sorted.length ? sorted[sorted.length - 1] : NaN,
+    },
+    ...extra,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load generation
+
+/**
+ * Closed-loop load: `concurrency` workers, each sends one request, waits for the full response, then
+ * sends the next, until `durationMs` has passed (requests in flight at the deadline are completed and
+ * counted). A request is an error unless `isOk(status)` (default: 2xx); network failures and timeouts
+ * are errors too. The first `warmupMs` run the same loop without recording.
+ *
+ * makeRequest(seq, worker) → { method = 'GET', path, headers, body } (body: string or object → JSON).
+ */
+export async function closedLoop({
+  name,
+  baseUrl,
+  makeRequest,
+  durationMs,
+  concurrency,
+  warmupMs = 0,
+  timeoutMs = 30_000,
+  isOk = (status) => status >= 200 && status < 300,
+  signal,
+}) {
+  const origin = assertLoopback(baseUrl);
+  if (!(durationMs > 0) || !(concurrency >= 1)) throw new Error('closedLoop: durationMs and concurrency must be positive');
+
+  const latencies = [];
+  const errorKinds = {};
+  let errors = 0;
+  let seq = 0;
+  let recording = false;
+  let stopAt = 0;
+  const inFlight = new Set();
+
+  const abortAll = () => {
+    for (const c of inFlight) c.abort(signal?.reason ?? new Error('aborted'));
+  };
+  signal?.addEventListener('abort', abortAll, { once: true });
+
+  const one = async (worker) => {
+    const spec = makeRequest(seq++, worker);
+    const headers = { ...(spec.headers ?? {}) };
+    let body = spec.body;
+    if (body !== undefined && typeof body !== 'string') {
+      body = JSON.stringify(body);
+      headers['Content-Type'] ??= 'application/json';
+    }
+    const ctl = new AbortController();
+    inFlight.add(ctl);
+    const timer = setTimeout(() => ctl.abort(new Error('timeout')), timeoutMs);
+    const rec = recording;
+    const t0 = process.hrtime.bigint();
+    try {
+      const res = await fetch(origin + spec.path, { method: spec.method ?? 'GET', headers, body, signal: ctl.signal });
+      await res.arrayBuffer(); // drain, so the connection is reused
+      const ms = msSince(t0);
+      if (rec) {
+        latencies.push(ms);
+        if (!isOk(res.status)) {
+          errors += 1;
+          errorKinds[res.status] = (errorKinds[res.status] ?? 0) + 1;
+        }
+      }
+    } catch (err) {
+      if (signal?.aborted) return;
+      if (rec) {
+        errors += 1;
+        errorKinds.network = (errorKinds.network ?? 0) + 1;
+        const kind = err?.cause?.code ?? err?.name ?? 'Error';
+        errorKinds[`network:${kind}`] = (errorKinds[`network:${kind}`] ?? 0) + 1;
+      }
+      // Back off a little so a dead server does not turn the loop into a busy spin.
+      await sleep(10);
+    } finally {
+      clearTimeout(timer);
+      inFlight.delete(ctl);
+    }
+  };
+
+  const phase = async (ms) => {
+    stopAt = Date.now() + ms;
+    const workers = Array.from({ length: concurrency }, async (_, w) => {
+      while (Date.now() < stopAt && !signal?.aborted) await one(w);
+    });
+    await Promise.all(workers);
+  };
+
+  try {
+    if (warmupMs > 0) await phase(warmupMs);
+    recording = true;
+    const t0 = process.hrtime.bigint();
+    await phase(durationMs);
+    const elapsedMs = msSince(t0);
+    if (signal?.aborted) throw signal.reason;
+    return summarize(name, latencies, { errors, errorKinds, elapsedMs, concurrency });
+  } finally {
+    signal?.removeEventListener('abort', abortAll);
+  }
+}
+
+/**
+ * Runs task(i) for i in [0, total) with at most `concurrency` at a time. Never throws for a task:
+ * returns { results (index → value or undefined), failures: [{ i, error }], elapsedMs }.
+ * Stops early on `signal` or after `maxFailures` failures.
+ */
+export async function pool({ total, concurrency, task, signal, maxFailures = Infinity, onProgress }) {
+  const results = new Array(total);
+  const failures = [];
+  let next = 0;
+  let done = 0;
+  const t0 = process.hrtime.bigint();
+  const worker = async () => {
+    while (next < total && !signal?.aborted && failures.length < maxFailures) {
+      const i = next++;
+      try {
+        results[i] = await task(i);
+      } catch (error) {
+        failures.push({ i, error });
+      }
+      done += 1;
+      onProgress?.(done, total);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, total) }, worker));
+  if (signal?.aborted) throw signal.reason;
+  return { results, failures, done, elapsedMs: msSince(t0) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Local server (wrangler dev)
+
+const children = new Set();
+
+function killGroup(child, sig) {
+  try {
+    process.kill(-child.pid, sig); // the child leads its own process group (detached: true)
+  } catch {
+    try {
+      child.kill(sig);
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+/** Last-resort synchronous cleanup (process 'exit' or forced second Ctrl-C). */
+export function killAllChildrenSync() {
+  for (const child of children) killGroup(child, 'SIGKILL');
+  children.clear();
+}
+process.on('exit', killAllChildrenSync);
+
+let wranglerBin;
+async function resolveWrangler() {
+  if (wranglerBin) return wranglerBin;
+  const require = createRequire(join(PROJECT_ROOT, 'package.json'));
+  const pkgPath = require.resolve('wrangler/package.json');
+  const pkg = JSON.parse(await readFile(pkgPath, 'utf8'));
+  const bin = typeof pkg.bin === 'string' ? pkg.bin : pkg.bin.wrangler;
+  wranglerBin = join(dirname(pkgPath), bin);
+  return wranglerBin;
+}
+
+function wranglerEnv() {
+  return {
+    ...process.env,
+    CI: 'true',
+    WRANGLER_SEND_METRICS: 'false',
+    WRANGLER_SEND_ERROR_REPORTS: 'false',
+    WRANGLER_CI_DISABLE_CONFIG_WATCHING: 'true', // no reloads while a benchmark runs
+    FORCE_COLOR: '0',
+    NO_COLOR: '1',
+  };
+}
+
+/** Keeps the last `max` lines of a stream (and drains it so the child never blocks on a full pipe). */
+function tail(stream, lines, max, echo) {
+  let partial = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk) => {
+    if (echo) process.stderr.write(chunk);
+    // eslint-disable-next-line no-control-regex
+    const parts = (partial + chunk).replace(/\x1b\[[0-9;]*m/g, '').split('\n');
+    partial = parts.pop();
+    for (const l of parts) {
+      lines.push(l);
+      if (lines.length > max) lines.shift();
+    }
+  });
+}
+
+function spawnWrangler(args, { verbose, cwd = PROJECT_ROOT }) {
+  return resolveWrangler().then((bin) => {
+    // process.execPath: the same Node that runs the benchmark (Node 22 under `npm run`).
+    const child = spawn(process.execPath, [bin, ...args], {
+      cwd,
+      env: wranglerEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    children.add(child);
+    const lines = [];
+    tail(child.stdout, lines, 200, verbose);
+    tail(child.stderr, lines, 200, verbose);
+    const exited = new Promise((res) => {
+      child.once('exit', (code, sig) => {
+        children.delete(child);
+        res({ code, sig });
+      });
+      child.once('error', (err) => {
+        children.delete(child);
+        lines.push(String(err));
+        res({ code: -1, sig: null });
+      });
+    });
+    return { child, lines, exited };
+  });
+}
+
+async function stopChild({ child, exited }, graceMs = 5_000) {
+  if (child.exitCode === null && child.signalCode === null) {
+    killGroup(child, 'SIGTERM');
+    const r = await Promise.race([exited.then(() => true), sleepUnref(graceMs).then(() => false)]);
+    if (!r) {
+      killGroup(child, 'SIGKILL');
+      await Promise.race([exited, sleepUnref(2_000)]);
+    }
+  }
+  killGroup(child, 'SIGKILL'); // any grandchild (workerd) left in the group
+  children.delete(child);
+}
+
+async function runWranglerToEnd(args, { timeoutMs, verbose, label, signal, cwd }) {
+  if (signal?.aborted) throw signal.reason;
+  const proc = await spawnWrangler(args, { verbose, cwd });
+  let timer;
+  let onAbort;
+  const stopper = new Promise((res) => {
+    timer = setTimeout(() => res('timeout'), timeoutMs);
+    onAbort = () => res('aborted');
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  const r = await Promise.race([proc.exited, stopper]);
+  clearTimeout(timer);
+  signal?.removeEventListener('abort', onAbort);
+  if (r === 'aborted') {
+    await stopChild(proc);
+    throw signal.reason;
+  }
+  if (r === 'timeout') {
+    await stopChild(proc);
+    throw new Error(`${label} timed out after ${timeoutMs} ms:\n${proc.lines.join('\n')}`);
+  }
+  killGroup(proc.child, 'SIGKILL');
+  if (r.code !== 0) throw new Error(`${label} failed (exit ${r.code ?? r.sig}):\n${proc.lines.join('\n')}`);
+}
+
+function portInUse(port) {
+  return new Promise((res) => {
+    const s = connect({ port, host: '127.0.0.1' });
+    s.once('connect', () => {
+      s.destroy();
+      res(true);
+    });
+    s.once('error', () => res(false));
+    s.setTimeout(1_000, () => {
+      s.destroy();
+      res(false);
+    });
+  });
+}
+
+/**
+ * Starts the Worker with `wrangler dev` on 127.0.0.1:<port> against a fresh temporary persistence
+ * directory (after applying D1 migrations to it), waits until GET <readyPath> answers 200 and
+ * returns { url, stop(), logs() }. stop() is idempotent and removes the temp dir unless keepState.
+ */
+export async function startLocalServer({
+  port = 8799,
+  vars = {},
+  d1 = ['DB'],
+  readyPath = '/health',
+  startTimeoutMs = 180_000,
+  logLevel = 'warn',
+  verbose = false,
+  keepState = false,
+  cwd = PROJECT_ROOT, // directory holding wrangler.toml
+  signal,
+}) {
+  if (await portInUse(port)) {
+    throw new Error(`Port ${port} is already in use. Stop that process, pick another BENCH_PORT, or set BENCH_URL to benchmark it.`);
+  }
+  const persistTo = await mkdtemp(join(tmpdir(), 'edge-billing-bench-'));
+  const url = `http://127.0.0.1:${port}`;
+  let proc;
+  let stopped = false;
+
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    if (proc) await stopChild(proc);
+    if (!keepState) await rm(persistTo, { recursive: true, force: true }).catch(() => {});
+    else process.stderr.write(`bench: kept local state in ${persistTo}\n`);
+  };
+
+  try {
+    for (const db of d1) {
+      await runWranglerToEnd(['d1', 'migrations', 'apply', db, '--local', '--persist-to', persistTo], {
+        timeoutMs: 120_000,
+        verbose,
+        label: `wrangler d1 migrations apply ${db}`,
+        signal,
+        cwd,
+      });
+    }
+    const args = ['dev', '--local', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', persistTo];
+    args.push('--show-interactive-dev-session=false', '--log-level', logLevel);
+    for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`);
+    proc = await spawnWrangler(args, { verbose, cwd });
+
+    const deadline = Date.now() + startTimeoutMs;
+    let exited = null;
+    proc.exited.then((r) => (exited = r));
+    let last = '';
+    for (;;) {
+      if (signal?.aborted) throw signal.reason;
+      if (exited) throw new Error(`wrangler dev exited (${exited.code ?? exited.sig}) before ${readyPath} answered:\n${proc.lines.join('\n')}`);
+      if (Date.now() > deadline) throw new Error(`wrangler dev: ${readyPath} did not answer 200 within ${startTimeoutMs} ms (last: ${last}):\n${proc.lines.join('\n')}`);
+      try {
+        const r = await http(url, 'GET', readyPath, { timeoutMs: 2_000, signal });
+        if (r.status === 200) break;
+        last = `HTTP ${r.status}`;
+      } catch (err) {
+        last = err?.cause?.code ?? err?.message ?? String(err);
+      }
+      await sleep(250);
+    }
+    return { url, persistTo, stop, logs: () => proc.lines.join('\n') };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output
+
+const fmt = (v, digits) => (typeof v === 'number' ? (Number.isFinite(v) ? v.toFixed(digits) : '-') : String(v ?? ''));
+
+/**
+ * Prints an aligned text table. columns: [{ title, value: (row) => any, digits?, align? ('left'|'right') }].
+ */
+export function printTable(rows, columns, out = process.stdout) {
+  const cells = rows.map((r) => columns.map((c) => fmt(c.value(r), c.digits ?? 0)));
+  const widths = columns.map((c, i) => Math.max(c.title.length, ...cells.map((row) => row[i].length)));
+  const line = (vals) =>
+    vals.map((v, i) => ((columns[i].align ?? (i === 0 ? 'left' : 'right')) === 'left' ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join('  ');
+  out.write(line(columns.map((c) => c.title)) + '\n');
+  out.write(widths.map((w) => '-'.repeat(w)).join('  ') + '\n');
+  for (const row of cells) out.write(line(row) + '\n');
+}
+
+/** Writes `data` as pretty JSON, creating the directory. Returns the path. */
+export async function writeJson(path, data) {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, JSON.stringify(data, null, 2) + '\n');
+  return path;
+}
+
+/** 2026-11-22T02-27-00Z — safe in file names. */
+export function fileTimestamp(d = new Date()) {
+  return d.toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
+}

@@ -1,0 +1,305 @@
+// HTTP benchmarks for the billing API.  Usage:  npm run bench [-- [--json[=DIR]] [SECTION ...]]
+//
+// Target: BENCH_URL (a running server on localhost), else a fresh `wrangler dev` on BENCH_PORT
+// (default 8799) with a temporary persistence directory that is deleted afterwards.
+//
+// Environment (all optional):
+//   BENCH_URL               use this running server (must be localhost) instead of starting one
+//   BENCH_ADMIN_TOKEN       admin bearer token (default bench-admin; passed to the local server too)
+//   BENCH_JWT_SECRET        JWT_SECRET for the local server
+//   BENCH_PORT              port for the local server (default 8799)
+//   BENCH_SECONDS           measured duration per scenario (default 10)
+//   BENCH_WARMUP_SECONDS    unrecorded warm-up per scenario (default 1; 0 = none)
+//   BENCH_CONCURRENCY       closed-loop workers per scenario (default 16)
+//   BENCH_CUSTOMERS         customers created during setup (default 10000)
+//   BENCH_FILL_CONCURRENCY  concurrent requests while filling (default 16)
+//   BENCH_LIST_PAGES        GET /customers spreads `page` over 1..N (default 10)
+//   BENCH_SECTIONS          comma list of sections to run (default: all); positional args do the same
+//   BENCH_JSON              unset: print only; "1": write bench/results/<section>-<timestamp>.json;
+//                           any other value: directory for those files.  `--json[=DIR]` does the same.
+//   BENCH_VERBOSE=1         echo wrangler's output;  BENCH_KEEP_STATE=1 keep the temp state dir
+//   BENCH_WRANGLER_LOG_LEVEL  wrangler dev --log-level (default warn: no per-request log lines)
+//
+// Adding a section (usage ingestion, billing runs, webhook delivery, …): append an object to
+// SECTIONS with { name, title, run(ctx) }. run() returns { setup?, results: [summary…], baseline? }
+// where each summary comes from ctx.measure() (or lib.summarize()). ctx gives the target URL,
+// admin token, config, the shutdown signal, and memoised shared fixtures: ctx.tenant() and
+// ctx.customers() (created on first use, reused by later sections).
+
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import {
+  PROJECT_ROOT,
+  assertLoopback,
+  closedLoop,
+  envInt,
+  fileTimestamp,
+  http,
+  installShutdown,
+  pool,
+  printTable,
+  startLocalServer,
+  writeJson,
+} from './lib.mjs';
+
+// ---------------------------------------------------------------------------------------------
+// Configuration
+
+function readConfig(argv) {
+  const positional = [];
+  let json = process.env.BENCH_JSON || undefined;
+  for (const a of argv) {
+    if (a === '--json') json = '1';
+    else if (a.startsWith('--json=')) json = a.slice('--json='.length);
+    else if (a === '-h' || a === '--help') {
+      process.stdout.write('Usage: npm run bench [-- [--json[=DIR]] [SECTION ...]]  (see bench/run.mjs header for env vars)\n');
+      process.exit(0);
+    } else if (a.startsWith('-')) throw new Error(`Unknown option ${a}`);
+    else positional.push(a);
+  }
+  const sections = positional.length ? positional : (process.env.BENCH_SECTIONS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return {
+    url: process.env.BENCH_URL ? assertLoopback(process.env.BENCH_URL) : undefined,
+    adminToken: process.env.BENCH_ADMIN_TOKEN || 'bench-admin',
+    jwtSecret: process.env.BENCH_JWT_SECRET || 'bench-secret-0123456789abcdef0123456789',
+    port: envInt('BENCH_PORT', 8799),
+    seconds: envInt('BENCH_SECONDS', 10, 0.1),
+    warmupSeconds: envInt('BENCH_WARMUP_SECONDS', 1, 0),
+    concurrency: Math.floor(envInt('BENCH_CONCURRENCY', 16)),
+    customers: Math.floor(envInt('BENCH_CUSTOMERS', 10_000)),
+    fillConcurrency: Math.floor(envInt('BENCH_FILL_CONCURRENCY', 16)),
+    listPages: Math.floor(envInt('BENCH_LIST_PAGES', 10)),
+    sections,
+    jsonDir: json === undefined ? undefined : ['1', 'true', 'yes'].includes(json) ? join(PROJECT_ROOT, 'bench', 'results') : json,
+    verbose: ['1', 'true'].includes(process.env.BENCH_VERBOSE ?? ''),
+    keepState: ['1', 'true'].includes(process.env.BENCH_KEEP_STATE ?? ''),
+    wranglerLogLevel: process.env.BENCH_WRANGLER_LOG_LEVEL || 'warn',
+  };
+}
+
+const log = (msg) => process.stderr.write(`bench: ${msg}\n`);
+const describe = (r) => `HTTP ${r.status} ${r.text.length > 500 ? r.text.slice(0, 500) + '…' : r.text}`;
+const pick = (arr) => arr[Math.floor(Math.random() * arr.length)];
+
+// ---------------------------------------------------------------------------------------------
+// Shared fixtures
+
+function makeContext(config, url, signal) {
+  let tenantP;
+  let customersP;
+  const ctx = {
+    url,
+    config,
+    signal,
+    runTag: randomBytes(4).toString('hex'),
+
+    /** Fresh tenant for this run: { id, apiKey, auth } (auth = headers with the API key). */
+    tenant() {
+      tenantP ??= (async () => {
+        const r = await http(url, 'POST', '/admin/tenants', {
+          headers: { Authorization: `Bearer ${config.adminToken}` },
+          body: { name: 'Bench', countryCode: 'DE', defaultCurrency: 'EUR', timeZone: 'Europe/Berlin', mode: 'test' },
+          signal,
+        });
+        if (r.status !== 201 || !r.json?.tenant?.id || !r.json?.apiKey?.key) throw new Error(`POST /admin/tenants: ${describe(r)}`);
+        const apiKey = r.json.apiKey.key;
+        log(`tenant ${r.json.tenant.id} created`);
+        return { id: r.json.tenant.id, apiKey, auth: { Authorization: `Bearer ${apiKey}` } };
+      })();
+      return tenantP;
+    },
+
+    /** config.customers customers in the tenant: { ids, fill: { requested, created, failed, seconds, rate } }. */
+    customers() {
+      customersP ??= (async () => {
+        const { auth } = await ctx.tenant();
+        const total = config.customers;
+        const step = Math.max(1, Math.floor(total / 10));
+        log(`creating ${total} customers with ${config.fillConcurrency} concurrent requests…`);
+        const res = await pool({
+          total,
+          concurrency: config.fillConcurrency,
+          signal,
+          maxFailures: 100,
+          task: async (i) => {
+            const r = await http(url, 'POST', '/customers', {
+              headers: auth,
+              body: { email: `c${i}@bench.test`, countryCode: 'DE', firstName: 'First', lastName: `Last${i}`, companyName: `Company ${i}` },
+              signal,
+            });
+            if (r.status !== 201 || typeof r.json?.id !== 'string') throw new Error(`POST /customers: ${describe(r)}`);
+            return r.json.id;
+          },
+          onProgress: (done) => {
+            if (done % step === 0 && done < total) log(`  ${done}/${total}`);
+          },
+        });
+        const ids = res.results.filter((id) => id !== undefined);
+        const seconds = res.elapsedMs / 1000;
+        const fill = { requested: total, created: ids.length, failed: res.failures.length, seconds, rate: ids.length / seconds };
+        if (res.failures.length) log(`${res.failures.length} customer creations failed; first: ${res.failures[0].error.message}`);
+        if (res.done < total || ids.length === 0) throw new Error(`customer fill aborted after ${res.done}/${total} requests (${res.failures.length} failures)`);
+        log(`filled ${ids.length} customers in ${seconds.toFixed(1)} s (${fill.rate.toFixed(0)} customers/s)`);
+        return { ids, fill };
+      })();
+      return customersP;
+    },
+
+    /** Closed-loop measurement with the configured duration, warm-up and concurrency. */
+    async measure(name, makeRequest, opts = {}) {
+      log(`measuring ${name} (${config.seconds} s, concurrency ${config.concurrency})…`);
+      const r = await closedLoop({
+        name,
+        baseUrl: url,
+        makeRequest,
+        durationMs: config.seconds * 1000,
+        warmupMs: config.warmupSeconds * 1000,
+        concurrency: config.concurrency,
+        signal,
+        ...opts,
+      });
+      if (r.errors) log(`  ${name}: ${r.errors} errors ${JSON.stringify(r.errorKinds)}`);
+      return r;
+    },
+  };
+  return ctx;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sections
+
+const httpSection = {
+  name: 'http',
+  title: 'HTTP endpoints',
+  baseline: 'GET /health',
+  async run(ctx) {
+    const { auth } = await ctx.tenant();
+    const { ids, fill } = await ctx.customers();
+    const pages = Math.max(1, Math.min(ctx.config.listPages, Math.ceil(ids.length / 30)));
+    const results = [];
+
+    results.push(await ctx.measure('GET /health', () => ({ path: '/health' })));
+
+    results.push(
+      await ctx.measure('POST /customers', (seq) => ({
+        method: 'POST',
+        path: '/customers',
+        headers: auth,
+        body: { email: `n-${ctx.runTag}-${seq}@bench.test`, countryCode: 'DE', firstName: 'New', lastName: `Customer${seq}`, companyName: `New Co ${seq}` },
+      })),
+    );
+
+    results.push(
+      await ctx.measure(`GET /customers?limit=30 (pages 1-${pages})`, () => ({
+        path: `/customers?limit=30&page=${1 + Math.floor(Math.random() * pages)}`,
+        headers: auth,
+      })),
+    );
+
+    results.push(await ctx.measure('GET /customers/{id}', () => ({ path: `/customers/${encodeURIComponent(pick(ids))}`, headers: auth })));
+
+    return { setup: { fill }, results };
+  },
+};
+
+// Later: usage ingestion, billing runs, webhook delivery.
+const SECTIONS = [httpSection];
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+function report(section, out) {
+  const base = out.results.find((r) => r.name === section.baseline) ?? out.results[0];
+  process.stdout.write(`\n${section.title}  (closed loop, ${out.results[0]?.concurrency ?? '-'} concurrent, ${out.results[0]?.seconds.toFixed(1) ?? '-'} s each)\n`);
+  if (out.setup?.fill) {
+    const f = out.setup.fill;
+    process.stdout.write(`setup: ${f.created} customers in ${f.seconds.toFixed(1)} s (${f.rate.toFixed(0)}/s)${f.failed ? `, ${f.failed} failed` : ''}\n`);
+  }
+  process.stdout.write('\n');
+  printTable(out.results, [
+    { title: 'endpoint', value: (r) => r.name },
+    { title: 'requests', value: (r) => r.requests },
+    { title: 'errors', value: (r) => r.errors },
+    { title: 'req/s', value: (r) => r.rps, digits: 1 },
+    { title: 'p50 ms', value: (r) => r.latencyMs.p50, digits: 2 },
+    { title: 'p99 ms', value: (r) => r.latencyMs.p99, digits: 2 },
+    { title: `vs ${base?.name ?? 'base'}`, value: (r) => (base?.rps ? `${(r.rps / base.rps).toFixed(3)}x` : '-') },
+  ]);
+  for (const r of out.results) {
+    if (r.errors) process.stdout.write(`  ${r.name}: errors by kind ${JSON.stringify(r.errorKinds)}\n`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Main
+
+async function main() {
+  const config = readConfig(process.argv.slice(2));
+  const unknown = config.sections.filter((s) => !SECTIONS.some((x) => x.name === s));
+  if (unknown.length) throw new Error(`Unknown section(s): ${unknown.join(', ')}; known: ${SECTIONS.map((s) => s.name).join(', ')}`);
+  const selected = config.sections.length ? SECTIONS.filter((s) => config.sections.includes(s.name)) : SECTIONS;
+
+  const signal = installShutdown();
+  let server;
+  let failed = false;
+  try {
+    let url = config.url;
+    if (!url) {
+      log(`starting wrangler dev on port ${config.port} (fresh temp state)…`);
+      server = await startLocalServer({
+        port: config.port,
+        vars: { ADMIN_TOKEN: config.adminToken, JWT_SECRET: config.jwtSecret },
+        logLevel: config.wranglerLogLevel,
+        verbose: config.verbose,
+        keepState: config.keepState,
+        signal,
+      });
+      url = server.url;
+      log(`server ready at ${url}`);
+    } else {
+      const h = await http(url, 'GET', '/health', { timeoutMs: 5_000, signal });
+      if (h.status !== 200) throw new Error(`${url}/health: ${describe(h)}`);
+    }
+
+    const ctx = makeContext(config, url, signal);
+    const startedAt = new Date();
+    for (const section of selected) {
+      const out = await section.run(ctx);
+      report(section, out);
+      if (config.jsonDir) {
+        const path = join(config.jsonDir, `${section.name}-${fileTimestamp(startedAt)}.json`);
+        await writeJson(path, {
+          section: section.name,
+          startedAt: startedAt.toISOString(),
+          target: { url, localServer: !config.url },
+          node: process.version,
+          config: {
+            seconds: config.seconds,
+            warmupSeconds: config.warmupSeconds,
+            concurrency: config.concurrency,
+            customers: config.customers,
+            fillConcurrency: config.fillConcurrency,
+            listPages: config.listPages,
+          },
+          ...out,
+        });
+        log(`wrote ${path}`);
+      }
+    }
+  } catch (err) {
+    failed = true;
+    if (signal.aborted) log('interrupted');
+    else log(`failed: ${err?.stack ?? err}`);
+  } finally {
+    if (server) {
+      log('stopping server…');
+      await server.stop();
+    }
+  }
+  process.exitCode = signal.aborted ? 130 : failed ? 1 : 0;
+}
+
+await main().catch((err) => {
+  log(`failed: ${err?.message ?? err}`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,144 @@
+// Local dev runner for `npm run dev`: secrets, D1 migrations, `wrangler dev`, demo tenant.
+import { spawn, spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { constants } from "node:os";
+import { dirname, join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const devVars = join(root, ".dev.vars");
+const demoFile = join(root, ".wrangler", "demo-tenant.json");
+
+// Wrangler 4 refuses to run on Node < 22; only `npm run dev` puts the project's Node 22 first on PATH.
+if (Number(process.versions.node.split(".")[0]) < 22) {
+  console.error(`[dev] Node ${process.versions.node} is too old for wrangler; start this with \`npm run dev\`.`);
+  process.exit(1);
+}
+
+// Running the local bin with our own Node avoids PATH lookups (and .cmd shims on Windows).
+const require = createRequire(import.meta.url);
+const wranglerBin = join(dirname(require.resolve("wrangler/package.json")), "bin", "wrangler.js");
+
+// Respect a --port passed through by the developer instead of adding a second one (yargs would make it an array).
+const extraArgs = process.argv.slice(2);
+const portIdx = extraArgs.findIndex((a) => a === "--port" || a.startsWith("--port="));
+const port = portIdx === -1
+  ? process.env.PORT || "8787"
+  : (extraArgs[portIdx].split("=")[1] ?? extraArgs[portIdx + 1]);
+const portArgs = portIdx === -1 ? ["--port", port] : [];
+const baseUrl = `http://localhost:${port}`;
+
+// 1. Secrets
+if (!existsSync(devVars)) {
+  copyFileSync(join(root, ".dev.vars.example"), devVars);
+  console.log("[dev] Created .dev.vars from .dev.vars.example");
+}
+
+// 2. Migrations. CI=true stops wrangler asking for confirmation.
+console.log("[dev] Applying local D1 migrations…");
+const migrate = spawnSync(process.execPath, [wranglerBin, "d1", "migrations", "apply", "DB", "--local"], {
+  cwd: root,
+  stdio: "inherit",
+  env: { ...process.env, CI: "true" },
+});
+if (migrate.status !== 0) {
+  console.error(`[dev] D1 migrations failed (${migrate.error?.message ?? `exit code ${migrate.status ?? migrate.signal}`}); not starting wrangler.`);
+  process.exit(migrate.status || 1);
+}
+
+// 3. Dev server
+const child = spawn(process.execPath, [wranglerBin, "dev", ...portArgs, "--test-scheduled", ...extraArgs], {
+  cwd: root,
+  stdio: "inherit",
+});
+child.on("error", (err) => {
+  console.error(`[dev] Could not start wrangler: ${err.message}`);
+  process.exit(1);
+});
+child.on("exit", (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] ?? 0)));
+for (const sig of ["SIGINT", "SIGTERM"]) {
+  // Keep running until wrangler has shut workerd down, so we can exit with its code.
+  process.on(sig, () => child.kill(sig));
+}
+
+// 4. Demo tenant, in parallel with wrangler. Failures here are only warnings: the server must keep running.
+bootstrapDemoTenant().catch((err) => console.warn(`[dev] Demo tenant setup skipped: ${err.message}`));
+
+async function bootstrapDemoTenant() {
+  if (!(await waitForHealth(60_000))) {
+    console.warn(`[dev] ${baseUrl}/health did not answer 200 within 60 s; skipping demo tenant setup.`);
+    return;
+  }
+  const adminToken = readFileSync(devVars, "utf8").match(/^\s*ADMIN_TOKEN\s*=\s*["']?(.*?)["']?\s*$/m)?.[1];
+  if (!adminToken) throw new Error("ADMIN_TOKEN is not set in .dev.vars");
+  const headers = { Authorization: `Bearer ${adminToken}`, "Content-Type": "application/json" };
+
+  const { data: tenants } = await api("GET", "/admin/tenants", headers);
+  if (!Array.isArray(tenants)) throw new Error("GET /admin/tenants did not return a data array");
+  if (tenants.length > 0) {
+    if (existsSync(demoFile)) return printBanner(JSON.parse(readFileSync(demoFile, "utf8")));
+    console.log(
+      `\n[dev] A tenant already exists, but its API key was not saved by this script (keys are stored hashed).\n` +
+        `[dev] Create another one with:\n` +
+        `  curl -X POST ${baseUrl}/admin/tenants \\\n` +
+        `    -H "Authorization: Bearer ${adminToken}" -H "Content-Type: application/json" \\\n` +
+        `    -d '{"name":"My Tenant","countryCode":"DE","defaultCurrency":"EUR","timeZone":"Europe/Berlin","mode":"test"}'\n`,
+    );
+    return;
+  }
+
+  const created = await api("POST", "/admin/tenants", headers, {
+    name: "Demo Tenant",
+    countryCode: "DE",
+    defaultCurrency: "EUR",
+    timeZone: "Europe/Berlin",
+    mode: "test",
+  });
+  const demo = { tenantId: created.tenant.id, apiKey: created.apiKey.key };
+  // The key cannot be retrieved again, so persist it before anything else can fail.
+  mkdirSync(dirname(demoFile), { recursive: true });
+  writeFileSync(demoFile, JSON.stringify(demo, null, 2) + "\n", { mode: 0o600 });
+  printBanner(demo);
+}
+
+async function waitForHealth(timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(2_000) });
+      await res.body?.cancel();
+      if (res.status === 200) return true;
+    } catch {
+      // Not listening yet (or still bundling); keep polling.
+    }
+    await sleep(1_000);
+  }
+  return false;
+}
+
+async function api(method, path, headers, body) {
+  const res = await fetch(baseUrl + path, {
+    method,
+    headers,
+    body: body && JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path} returned ${res.status}: ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+function printBanner({ tenantId, apiKey }) {
+  const line = "=".repeat(72);
+  console.log(
+    `\n${line}\n` +
+      `  Edge Billing API   ${baseUrl}\n` +
+      `  Demo tenant id     ${tenantId}\n` +
+      `  Demo API key       ${apiKey}\n` +
+      `  (saved in .wrangler/demo-tenant.json)\n\n` +
+      `  curl -H "Authorization: Bearer ${apiKey}" ${baseUrl}/customers\n` +
+      `${line}\n`,
+  );
+}

@@ -1,0 +1,52 @@
+import { HTTPException } from 'hono/http-exception';
+import type { AppEnv } from './http/context';
+import { ApiError, renderProblem } from './http/errors';
+import { createRouter } from './http/openapi';
+import { bodyGuard, requestSetup } from './http/request';
+import { adminRoutes } from './routes/admin/index';
+import { apiKeyRoutes } from './routes/api-keys/index';
+import { authRoutes } from './routes/auth/index';
+import { customFieldRoutes } from './routes/custom-fields/index';
+import { customerGroupRoutes } from './routes/customer-groups/index';
+import { customerRoutes } from './routes/customers/index';
+import { settingsRoutes } from './routes/settings/index';
+import { systemRoutes } from './routes/system/index';
+import { testClockRoutes } from './routes/test-clock/index';
+import type { Context } from 'hono';
+
+export function buildApp() {
+  const app = createRouter();
+  app.use('*', requestSetup);
+  app.use('*', bodyGuard);
+
+  for (const routes of [systemRoutes, adminRoutes, authRoutes, apiKeyRoutes, testClockRoutes, settingsRoutes, customFieldRoutes, customerGroupRoutes, customerRoutes]) {
+    app.route('/', routes);
+  }
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An API key (`sk_…`), a customer access token (JWT), or the platform ADMIN_TOKEN for /admin routes.',
+  });
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'Edge billing API',
+      version: '0.1.0',
+      description:
+        'Subscription billing and invoicing. Errors are RFC 9457 problem+json; collections are `{data, meta.pagination}`; ' +
+        'POST and PUT accept an `Idempotency-Key` header; PATCH takes application/merge-patch+json.',
+    },
+  });
+
+  app.notFound((c) => renderProblem(c as Context<AppEnv>, new ApiError(404, 'not-found', `No route for ${c.req.method} ${new URL(c.req.url).pathname}.`)));
+  app.onError((err, c) => {
+    if (err instanceof ApiError) return renderProblem(c, err);
+    if (err instanceof HTTPException && err.status < 500) return renderProblem(c, new ApiError(err.status, 'bad-request', err.message || 'Bad request.'));
+    console.error(JSON.stringify({ level: 'error', requestId: c.get('requestId'), message: String(err), stack: (err as Error).stack }));
+    return renderProblem(c, new ApiError(500, 'internal-error', 'An unexpected error occurred; the change was not applied.'));
+  });
+  return app;
+}
+
+export const app = buildApp();

@@ -1,0 +1,50 @@
+/** Placeholders a number format may use; `{number}` may carry a zero-padding width: `{number:5}`. */
+const PLACEHOLDER = /\{(number|year|month|day|customerNumber)(?::(\d{1,2}))?\}/g;
+
+export interface NumberFormatProblem {
+  message: string;
+}
+
+/** A document number format is valid when it holds `{number}` exactly once and only known placeholders. */
+export function checkNumberFormat(format: string): NumberFormatProblem | null {
+  if (format.length < 1 || format.length > 64) return { message: 'Must be 1 to 64 characters long.' };
+  const numbers = [...format.matchAll(PLACEHOLDER)].filter((m) => m[1] === 'number');
+  if (numbers.length !== 1) return { message: 'Must contain the placeholder {number} exactly once.' };
+  for (const m of format.matchAll(PLACEHOLDER)) {
+    if (m[2] !== undefined && m[1] !== 'number') return { message: `Only {number} takes a padding width, not {${m[1]}}.` };
+    if (m[2] !== undefined && (Number(m[2]) < 1 || Number(m[2]) > 20)) return { message: 'The padding width must be 1 to 20.' };
+  }
+  const rest = format.replace(PLACEHOLDER, '');
+  if (/[{}]/.test(rest)) return { message: 'Unknown placeholder; use {number}, {year}, {month}, {day} or {customerNumber}.' };
+  if (!/^[A-Za-z0-9\-_/.#]*$/.test(rest)) return { message: 'Literal text may only use letters, digits and - _ / . #' };
+  return null;
+}
+
+/**
+ * Renders a number in a format such as `RE-{year}-{number:5}`; the date parts are the calendar
+ * date of `date` in `timeZone`.
+ */
+export function formatNumber(
+  format: string,
+  values: { number: number; date: Date; timeZone: string; customerNumber?: string },
+): string {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-CA', { timeZone: values.timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })
+      .formatToParts(values.date)
+      .map((p) => [p.type, p.value]),
+  );
+  return format.replace(PLACEHOLDER, (_, name: string, pad?: string) => {
+    switch (name) {
+      case 'number':
+        return pad ? String(values.number).padStart(Number(pad), '0') : String(values.number);
+      case 'year':
+        return parts.year!;
+      case 'month':
+        return parts.month!;
+      case 'day':
+        return parts.day!;
+      default:
+        return values.customerNumber ?? '';
+    }
+  });
+}

@@ -1,0 +1,35 @@
+import { sql } from 'drizzle-orm';
+import { drizzle, type DrizzleD1Database } from 'drizzle-orm/d1';
+import * as schema from './schema';
+
+export type Db = DrizzleD1Database<typeof schema>;
+export type Tenant = typeof schema.tenants.$inferSelect;
+
+export function createDb(d1: D1Database): Db {
+  return drizzle(d1, { schema });
+}
+
+/** SQLite's message for a UNIQUE violation names the index columns, e.g. `customers.tenant_id, customers.email_key`. */
+export function isUniqueViolation(err: unknown, column?: string): boolean {
+  const messages: string[] = [];
+  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) messages.push(String((e as Error).message ?? e));
+  const text = messages.join(' | ');
+  if (!/UNIQUE constraint failed/i.test(text)) return false;
+  return column === undefined || text.includes(column);
+}
+
+/**
+ * A batch step that fails (and so rolls back the whole batch) unless the statement before it
+ * changed a row. D1 has no interactive transactions; this lets a guarded UPDATE decide whether the
+ * rest of its batch happens. The failure is a deliberate JSON parse error, recognised by `isGuardFailure`.
+ */
+export function requirePreviousChange(db: Db) {
+  return db.run(sql`SELECT json(CASE WHEN changes() > 0 THEN '1' ELSE 'guard_failed' END)`);
+}
+
+export function isGuardFailure(err: unknown): boolean {
+  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
+    if (/malformed JSON/i.test(String((e as Error).message ?? e))) return true;
+  }
+  return false;
+}

@@ -1,0 +1,21 @@
+import type { TenantObject } from './objects/tenant-object';
+
+export interface Env {
+  DB: D1Database;
+  TENANT: DurableObjectNamespace<TenantObject>;
+  DOCUMENTS: R2Bucket;
+  EVENTS: Queue<EventMessage>;
+  ADMIN_TOKEN: string;
+  JWT_SECRET: string;
+  /** `fake` (local, tests) or `vies` (production). */
+  VAT_CHECKER?: string;
+  /** Comma-separated VAT ids the fake VAT checker reports as unregistered. */
+  FAKE_VIES_UNREGISTERED?: string;
+  ACCESS_TOKEN_TTL_SECONDS?: string;
+  REFRESH_TOKEN_TTL_SECONDS?: string;
+}
+
+export interface EventMessage {
+  eventId: string;
+  tenantId: string;
+}

@@ -1,0 +1,93 @@
+import { eq } from 'drizzle-orm';
+import { jwtVerify } from 'jose';
+import type { MiddlewareHandler } from 'hono';
+import { apiKeys, tenants } from '../db/schema';
+import { sha256Hex, timingSafeEqual } from '../lib/crypto';
+import { systemNow, tenantNow } from '../lib/clock';
+import { ApiError } from './errors';
+import type { AppEnv, Principal } from './context';
+import { jwtKey, JWT_AUDIENCE, JWT_ISSUER } from '../services/customer-sessions';
+
+/** `public`: no credentials; `admin`: the platform operator's ADMIN_TOKEN; otherwise `<resource>:<read|write>`. */
+export type Access = 'public' | 'admin' | `${string}:${'read' | 'write'}`;
+
+export interface AccessRule {
+  access: Access;
+  /** Route parameter naming a customer: a customer principal may use the route for itself only. */
+  customerSelf?: string;
+}
+
+function bearer(header: string | undefined): string | undefined {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  return m?.[1];
+}
+
+export function hasPermission(granted: string[], required: string): boolean {
+  if (granted.includes('*') || granted.includes(required)) return true;
+  // Write implies read on the same resource.
+  const [resource, action] = required.split(':');
+  return action === 'read' && granted.includes(`${resource}:write`);
+}
+
+async function authenticateApiKey(c: Parameters<MiddlewareHandler<AppEnv>>[0], key: string): Promise<Principal> {
+  const hash = await sha256Hex(key);
+  const row = await c.var.db
+    .select({ key: apiKeys, tenant: tenants })
+    .from(apiKeys)
+    .innerJoin(tenants, eq(tenants.id, apiKeys.tenantId))
+    .where(eq(apiKeys.keyHash, hash))
+    .get();
+  if (!row || row.key.revokedAt) throw ApiError.unauthorized();
+  if (row.key.expiresAt && row.key.expiresAt <= systemNow().toISOString()) throw ApiError.unauthorized('The API key has expired.');
+  c.set('tenant', row.tenant);
+  return { kind: 'api_key', keyId: row.key.id, permissions: row.key.permissions };
+}
+
+async function authenticateCustomerToken(c: Parameters<MiddlewareHandler<AppEnv>>[0], token: string): Promise<Principal> {
+  let claims;
+  try {
+    ({ payload: claims } = await jwtVerify(token, jwtKey(c.env), { issuer: JWT_ISSUER, audience: JWT_AUDIENCE, algorithms: ['HS256'] }));
+  } catch {
+    throw ApiError.unauthorized('The access token is invalid or has expired.');
+  }
+  if (claims.role !== 'customer' || typeof claims.tid !== 'string' || typeof claims.sub !== 'string') throw ApiError.unauthorized();
+  const tenant = await c.var.db.select().from(tenants).where(eq(tenants.id, claims.tid)).get();
+  if (!tenant) throw ApiError.unauthorized();
+  c.set('tenant', tenant);
+  return { kind: 'customer', customerId: claims.sub };
+}
+
+/** Authenticates the caller and checks the route's declared access rule. */
+export function authorize(rule: AccessRule): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (rule.access === 'public') return next();
+    const token = bearer(c.req.header('Authorization'));
+    if (!token) throw ApiError.unauthorized();
+
+    if (rule.access === 'admin') {
+      if (!c.env.ADMIN_TOKEN || !timingSafeEqual(token, c.env.ADMIN_TOKEN)) throw ApiError.unauthorized();
+      c.set('principal', { kind: 'admin' });
+      return next();
+    }
+
+    const principal = token.split('.').length === 3 ? await authenticateCustomerToken(c, token) : await authenticateApiKey(c, token);
+    c.set('principal', principal);
+    c.set('now', tenantNow(c.var.tenant));
+
+    if (principal.kind === 'api_key') {
+      if (!hasPermission(principal.permissions, rule.access)) {
+        throw ApiError.forbidden(`This API key lacks the permission "${rule.access}".`);
+      }
+    } else if (principal.kind === 'customer') {
+      if (!rule.customerSelf) throw ApiError.forbidden('This operation is not available to customer sessions.');
+      // Another customer's id is reported like an unknown one, so ids cannot be probed.
+      if (c.req.param(rule.customerSelf) !== principal.customerId) throw ApiError.notFound();
+    }
+    return next();
+  };
+}
+
+export function requireTenantPrincipal(principal: Principal): asserts principal is Extract<Principal, { kind: 'api_key' }> {
+  if (principal.kind !== 'api_key') throw ApiError.forbidden('This operation needs an API key.');
+}
+

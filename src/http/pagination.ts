@@ -1,0 +1,60 @@
+import { z } from '@hono/zod-openapi';
+
+/** Query integer: digits only, so `limit=abc` or `limit=1.5` is refused instead of coerced. */
+export function queryInt(min: number, max: number, fallback: number) {
+  return z
+    .string()
+    .regex(/^\d{1,9}$/, 'Must be a whole number.')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+    .optional()
+    .transform((v) => v ?? fallback);
+}
+
+export const paginationQuery = {
+  page: queryInt(1, 1_000_000, 1).openapi({ param: { name: 'page', in: 'query' }, type: 'integer', minimum: 1, default: 1 }),
+  limit: queryInt(0, 100, 30).openapi({ param: { name: 'limit', in: 'query' }, type: 'integer', minimum: 0, maximum: 100, default: 30 }),
+};
+
+export const sortDirection = z.enum(['asc', 'desc']);
+
+export const paginationMeta = z
+  .object({
+    pagination: z.object({
+      totalItems: z.number().int(),
+      itemsPerPage: z.number().int(),
+      currentPage: z.number().int(),
+      lastPage: z.number().int(),
+      pageTotalItems: z.number().int(),
+    }),
+  })
+  .openapi('CollectionMeta');
+
+export function collectionSchema<T extends z.ZodTypeAny>(item: T, name: string) {
+  return z.object({ data: z.array(item), meta: paginationMeta }).openapi(name);
+}
+
+export interface Page {
+  page: number;
+  limit: number;
+}
+
+export function pageOffset({ page, limit }: Page): number {
+  return (page - 1) * limit;
+}
+
+/** The single shape of every collection response (DESIGN §3). */
+export function collection<T>(items: T[], totalItems: number, { page, limit }: Page) {
+  return {
+    data: items,
+    meta: {
+      pagination: {
+        totalItems,
+        itemsPerPage: limit,
+        currentPage: page,
+        lastPage: limit === 0 ? 1 : Math.max(1, Math.ceil(totalItems / limit)),
+        pageTotalItems: items.length,
+      },
+    },
+  };
+}

@@ -1,0 +1,55 @@
+import type { MiddlewareHandler } from 'hono';
+import { newId } from '../lib/ids';
+import { createDb } from '../db/client';
+import { ApiError } from './errors';
+import type { AppEnv } from './context';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Echoes a sane X-Request-Id or makes one, and opens the database handle for the request. */
+export const requestSetup: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const given = c.req.header('X-Request-Id');
+  const requestId = given && /^[A-Za-z0-9._:\-]{1,128}$/.test(given) ? given : newId();
+  c.set('requestId', requestId);
+  c.set('db', createDb(c.env.DB));
+  await next();
+  c.res.headers.set('X-Request-Id', requestId);
+};
+
+const BODY_TYPES: Record<string, RegExp> = {
+  POST: /^application\/json\s*(;.*)?$/i,
+  PUT: /^application\/json\s*(;.*)?$/i,
+  PATCH: /^application\/merge-patch\+json\s*(;.*)?$/i,
+};
+
+/**
+ * Reads and checks the body once for every route: size (413), media type (415) and JSON syntax
+ * (400), so validators only ever see well-formed JSON and the idempotency layer sees the raw text.
+ */
+export const bodyGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const method = c.req.method;
+  const expected = BODY_TYPES[method];
+  if (!expected) return next();
+  const declared = Number(c.req.header('Content-Length') ?? '0');
+  if (declared > MAX_BODY_BYTES) throw new ApiError(413, 'body-too-large', `The body exceeds ${MAX_BODY_BYTES} bytes.`);
+  const text = await c.req.text();
+  if (new TextEncoder().encode(text).length > MAX_BODY_BYTES) {
+    throw new ApiError(413, 'body-too-large', `The body exceeds ${MAX_BODY_BYTES} bytes.`);
+  }
+  if (text.trim() === '') {
+    c.set('rawBody', undefined);
+    return next();
+  }
+  const contentType = c.req.header('Content-Type') ?? '';
+  if (!expected.test(contentType)) {
+    const wanted = method === 'PATCH' ? 'application/merge-patch+json' : 'application/json';
+    throw new ApiError(415, 'unsupported-media-type', `${method} bodies must be sent as ${wanted}.`);
+  }
+  try {
+    JSON.parse(text);
+  } catch {
+    throw ApiError.badRequest('The body is not valid JSON.');
+  }
+  c.set('rawBody', text);
+  return next();
+};

@@ -1,0 +1,46 @@
+import { z } from '@hono/zod-openapi';
+import { isCountryCode, isCurrencyCode, isTimeZone } from '../reference/iso';
+
+/** Optional text of `min`..`max` characters; an empty string counts as absent and becomes null. */
+export const optionalText = (min: number, max: number) =>
+  z.preprocess(
+    (v) => (v === '' ? null : v),
+    z
+      .string()
+      .trim()
+      .min(min, `Must be at least ${min} characters long.`)
+      .max(max, `Must be at most ${max} characters long.`)
+      .nullable()
+      .optional(),
+  ).transform((v) => v ?? null);
+
+export const requiredText = (min: number, max: number) =>
+  z.string().trim().min(min, `Must be at least ${min} characters long.`).max(max, `Must be at most ${max} characters long.`);
+
+export const emailAddress = z
+  .string()
+  .trim()
+  .min(2, 'Must be at least 2 characters long.')
+  .max(255, 'Must be at most 255 characters long.')
+  .pipe(z.email('Must be a valid e-mail address.'));
+
+export const countryCode = z
+  .string()
+  .refine(isCountryCode, 'Must be an ISO 3166-1 alpha-2 country code (upper case, e.g. DE).')
+  .openapi({ example: 'DE' });
+
+export const currencyCode = z.string().refine(isCurrencyCode, 'Must be an ISO 4217 currency code (e.g. EUR).').openapi({ example: 'EUR' });
+
+export const timeZone = z.string().refine(isTimeZone, 'Must be an IANA time zone (e.g. Europe/Berlin).').openapi({ example: 'Europe/Berlin' });
+
+export const timestamp = z.iso.datetime({ offset: true, message: 'Must be an ISO 8601 timestamp with offset or Z.' });
+
+export const idParam = (name: string, description: string) =>
+  z.string().min(1).max(64).openapi({ param: { name, in: 'path' }, description });
+
+/** Custom fields on the wire: field name → scalar value, checked against /custom-fields. */
+export const customFieldValues = z
+  .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))
+  .nullable()
+  .optional()
+  .transform((v) => v ?? null);

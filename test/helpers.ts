@@ -1,0 +1,81 @@
+import { exports } from 'cloudflare:workers';
+
+export const ADMIN_TOKEN = 'test-admin-token';
+const BASE = 'http://billing.test';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface RequestOptions {
+  method?: string;
+  token?: string | null;
+  body?: unknown;
+  /** Sent as is, without JSON encoding. */
+  rawBody?: string;
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+/** Calls the worker's fetch handler like a client over HTTP would. */
+export async function api<T = any>(path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
+  const method = opts.method ?? (opts.body !== undefined || opts.rawBody !== undefined ? 'POST' : 'GET');
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
+  let body: string | undefined = opts.rawBody;
+  if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers['Content-Type'] = opts.contentType ?? (method === 'PATCH' ? 'application/merge-patch+json' : 'application/json');
+  } else if (opts.contentType) {
+    headers['Content-Type'] = opts.contentType;
+  }
+  const res = await exports.default.fetch(new Request(`${BASE}${path}`, { method, headers, body }));
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    // Non-JSON bodies (HTML docs) stay text.
+  }
+  return { status: res.status, body: parsed as T, headers: res.headers };
+}
+
+let counter = 0;
+/** A unique suffix, so tests inside one file (which share storage) never collide. */
+export function unique(prefix = 'x'): string {
+  counter += 1;
+  return `${prefix}${Date.now().toString(36)}${counter}${Math.random().toString(36).slice(2, 6)}`;
+}
+
+export interface TestTenant {
+  id: string;
+  key: string;
+}
+
+export async function createTenant(overrides: Record<string, unknown> = {}): Promise<TestTenant> {
+  const res = await api('/admin/tenants', {
+    token: ADMIN_TOKEN,
+    body: { name: `Tenant ${unique()}`, countryCode: 'DE', defaultCurrency: 'EUR', timeZone: 'Europe/Berlin', mode: 'test', ...overrides },
+  });
+  if (res.status !== 201) throw new Error(`tenant creation failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return { id: res.body.tenant.id, key: res.body.apiKey.key };
+}
+
+export async function createCustomer(t: TestTenant, overrides: Record<string, unknown> = {}) {
+  const res = await api('/customers', { token: t.key, body: { email: `${unique('c')}@example.com`, countryCode: 'DE', ...overrides } });
+  if (res.status !== 201) throw new Error(`customer creation failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+export async function keyWith(t: TestTenant, permissions: string[]): Promise<string> {
+  const res = await api('/api-keys', { token: t.key, body: { name: 'scoped', permissions } });
+  if (res.status !== 201) throw new Error(`key creation failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.key;
+}
+
+/** Violations of a 422 problem as `path: code` strings, easy to assert on. */
+export function violations(res: ApiResponse): string[] {
+  return ((res.body?.violations ?? []) as { propertyPath: string; code: string }[]).map((v) => `${v.propertyPath}: ${v.code}`);
+}
