@@ -1,4 +1,3 @@
-import { sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { events } from '../db/schema';
 import { newId } from '../lib/ids';
@@ -23,15 +22,4 @@ export function insertEvent(db: Db, e: OutboxEvent) {
     data: e.data,
     createdAt: e.now.toISOString(),
   });
-}
-
-/**
- * The outbox insert for a guarded change: placed right after the guarded statement in a batch, it
- * writes the event only when that statement changed a row (SQLite's changes()), so a refused
- * transition leaves no event behind.
- */
-export function insertEventIfChanged(db: Db, e: OutboxEvent) {
-  return db.run(sql`INSERT INTO events (id, tenant_id, type, version, resource_id, data, created_at)
-    SELECT ${newId()}, ${e.tenantId}, ${e.type}, ${EVENT_VERSION}, ${e.resourceId}, ${JSON.stringify(e.data)}, ${e.now.toISOString()}
-    WHERE changes() > 0`);
 }

@@ -81,7 +81,8 @@ export function zodViolations(error: ZodError, prefix?: string): Violation[] {
       }
       continue;
     }
-    out.push({ propertyPath: base, message: issue.message, code: issue.code });
+    const custom = issue.code === 'custom' ? (issue.params as { code?: string } | undefined)?.code : undefined;
+    out.push({ propertyPath: base, message: issue.message, code: custom ?? issue.code });
   }
   return out;
 }

@@ -22,16 +22,16 @@ export const emailAddress = z
   .trim()
   .min(2, 'Must be at least 2 characters long.')
   .max(255, 'Must be at most 255 characters long.')
-  .pipe(z.email('Must be a valid e-mail address.'));
+  .pipe(z.email({ message: 'Must be a valid e-mail address.' }));
 
 export const countryCode = z
   .string()
-  .refine(isCountryCode, 'Must be an ISO 3166-1 alpha-2 country code (upper case, e.g. DE).')
+  .refine(isCountryCode, { message: 'Must be an ISO 3166-1 alpha-2 country code (upper case, e.g. DE).', params: { code: 'invalid_country_code' } })
   .openapi({ example: 'DE' });
 
-export const currencyCode = z.string().refine(isCurrencyCode, 'Must be an ISO 4217 currency code (e.g. EUR).').openapi({ example: 'EUR' });
+export const currencyCode = z.string().refine(isCurrencyCode, { message: 'Must be an ISO 4217 currency code (e.g. EUR).', params: { code: 'invalid_currency_code' } }).openapi({ example: 'EUR' });
 
-export const timeZone = z.string().refine(isTimeZone, 'Must be an IANA time zone (e.g. Europe/Berlin).').openapi({ example: 'Europe/Berlin' });
+export const timeZone = z.string().refine(isTimeZone, { message: 'Must be an IANA time zone (e.g. Europe/Berlin).', params: { code: 'invalid_time_zone' } }).openapi({ example: 'Europe/Berlin' });
 
 export const timestamp = z.iso.datetime({ offset: true, message: 'Must be an ISO 8601 timestamp with offset or Z.' });
 

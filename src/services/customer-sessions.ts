@@ -1,6 +1,6 @@
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import { SignJWT } from 'jose';
-import type { Db } from '../db/client';
+import { isGuardFailure, requirePreviousChange, type Db } from '../db/client';
 import { customers, customerSessions } from '../db/schema';
 import type { Env } from '../env';
 import { ApiError } from '../http/errors';
@@ -93,16 +93,17 @@ export async function refreshCustomerSession(db: Db, env: Env, refreshToken: str
     .get();
   if (!customer || customer.status !== 'STATUS_ACTIVE') throw ApiError.unauthorized('The customer can no longer sign in.');
   const tokens = await issueTokens(db, env, session.tenantId, session.customerId, session.familyId);
-  // The guarded revoke is what makes a token single-use under concurrent refreshes.
-  const [spent] = await db.batch([
-    db.update(customerSessions).set({ revokedAt: now }).where(and(eq(customerSessions.id, session.id), isNull(customerSessions.revokedAt))).returning({ id: customerSessions.id }),
-    db.run(
-      // Inserted only when the revoke above changed a row.
-      sql`INSERT INTO customer_sessions (id, tenant_id, customer_id, refresh_token_hash, family_id, expires_at, created_at)
-        SELECT ${tokens.session.id}, ${tokens.session.tenantId}, ${tokens.session.customerId}, ${tokens.session.refreshTokenHash}, ${tokens.session.familyId}, ${tokens.session.expiresAt}, ${tokens.session.createdAt}
-        WHERE changes() > 0`,
-    ),
-  ]);
-  if (spent.length === 0) throw ApiError.unauthorized('The refresh token was already used.');
+  // The guarded revoke is what makes a token single-use under concurrent refreshes: if another
+  // request spent it first, the guard fails and the batch (with the new session) rolls back.
+  try {
+    await db.batch([
+      db.update(customerSessions).set({ revokedAt: now }).where(and(eq(customerSessions.id, session.id), isNull(customerSessions.revokedAt))),
+      requirePreviousChange(db),
+      db.insert(customerSessions).values(tokens.session),
+    ]);
+  } catch (err) {
+    if (isGuardFailure(err)) throw ApiError.unauthorized('The refresh token was already used.');
+    throw err;
+  }
   return { data: { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, expiresIn: tokens.expiresIn, tokenType: 'Bearer' as const } };
 }

@@ -3,7 +3,7 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import { formatNumber } from '../billing/numbering';
 import { isGuardFailure, isUniqueViolation, requirePreviousChange, type Db } from '../db/client';
 import { contactPersons, customerAddresses, customerEmailAddresses, customerGroups, customers, customerSessions, invoices, sequences } from '../db/schema';
-import { insertEvent, insertEventIfChanged } from '../events/outbox';
+import { insertEvent } from '../events/outbox';
 import type { EventType } from '../events/catalogue';
 import { ApiError, Violations } from '../http/errors';
 import type { ServiceContext } from '../http/context';
@@ -683,25 +683,20 @@ export async function deleteCustomer(ctx: ServiceContext, id: string) {
   if ((dependants[0]?.n ?? 0) > 0) throw ApiError.conflict('The customer is the partner of other customers; unassign them first.', 'partner-in-use');
 
   const tenantId = ctx.tenant.id;
-  const gone = sql`NOT EXISTS (SELECT 1 FROM customers WHERE tenant_id = ${tenantId} AND id = ${id})`;
   // The guard repeats the document check inside the batch: an invoice written meanwhile keeps the customer.
-  const [deleted] = await ctx.db.batch([
-    ctx.db
-      .delete(customers)
-      .where(and(byId(ctx, id), sql`NOT EXISTS (SELECT 1 FROM invoices WHERE tenant_id = ${tenantId} AND customer_id = ${id})`))
-      .returning({ id: customers.id }),
-    insertEventIfChanged(ctx.db, {
-      tenantId,
-      type: 'customer.deleted',
-      resourceId: id,
-      data: { id, customerNumber: before.row.customerNumber },
-      now: ctx.now,
-    }),
-    ctx.db.delete(customerAddresses).where(and(eq(customerAddresses.tenantId, tenantId), eq(customerAddresses.customerId, id), gone)),
-    ctx.db.delete(customerEmailAddresses).where(and(eq(customerEmailAddresses.tenantId, tenantId), eq(customerEmailAddresses.customerId, id), gone)),
-    ctx.db.delete(customerSessions).where(and(eq(customerSessions.tenantId, tenantId), eq(customerSessions.customerId, id), gone)),
-  ]);
-  if (deleted.length === 0) throw ApiError.conflict('The customer has documents and cannot be deleted; archive it instead.', 'has-documents');
+  try {
+    await ctx.db.batch([
+      ctx.db.delete(customers).where(and(byId(ctx, id), sql`NOT EXISTS (SELECT 1 FROM invoices WHERE tenant_id = ${tenantId} AND customer_id = ${id})`)),
+      requirePreviousChange(ctx.db),
+      insertEvent(ctx.db, { tenantId, type: 'customer.deleted', resourceId: id, data: { id, customerNumber: before.row.customerNumber }, now: ctx.now }),
+      ctx.db.delete(customerAddresses).where(and(eq(customerAddresses.tenantId, tenantId), eq(customerAddresses.customerId, id))),
+      ctx.db.delete(customerEmailAddresses).where(and(eq(customerEmailAddresses.tenantId, tenantId), eq(customerEmailAddresses.customerId, id))),
+      ctx.db.delete(customerSessions).where(and(eq(customerSessions.tenantId, tenantId), eq(customerSessions.customerId, id))),
+    ]);
+  } catch (err) {
+    if (isGuardFailure(err)) throw ApiError.conflict('The customer has documents and cannot be deleted; archive it instead.', 'has-documents');
+    throw err;
+  }
 }
 
 export { commitCustomerChange, nextUpdatedAt };

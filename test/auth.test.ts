@@ -1,0 +1,314 @@
+import { runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, api, createCustomer, createTenant, keyWith, unique, violations, type TestTenant } from './helpers';
+
+describe('platform administration', () => {
+  it('creates a tenant with a first key holding every permission', async () => {
+    const res = await api('/admin/tenants', { token: ADMIN_TOKEN, body: { name: 'Acme GmbH', countryCode: 'DE', timeZone: 'Europe/Berlin', mode: 'live' } });
+    expect(res.status).toBe(201);
+    expect(res.body.tenant).toMatchObject({ name: 'Acme GmbH', countryCode: 'DE', defaultCurrency: 'EUR', timeZone: 'Europe/Berlin', mode: 'live' });
+    expect(res.body.apiKey).toMatchObject({ permissions: ['*'], key: expect.stringMatching(/^sk_live_/) });
+    expect((await api('/customers', { token: res.body.apiKey.key })).status).toBe(200);
+    const stored = await env.DB.prepare('SELECT key_hash FROM api_keys WHERE id = ?').bind(res.body.apiKey.id).first<{ key_hash: string }>();
+    expect(stored!.key_hash).not.toContain(res.body.apiKey.key);
+    expect(stored!.key_hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('refuses the admin routes without the admin token, and validates the tenant', async () => {
+    const t = await createTenant();
+    expect((await api('/admin/tenants', { token: t.key, body: { name: 'x', countryCode: 'DE' } })).status).toBe(401);
+    expect((await api('/admin/tenants', { token: null })).status).toBe(401);
+    const bad = await api('/admin/tenants', { token: ADMIN_TOKEN, body: { name: 'A', countryCode: 'XX', defaultCurrency: 'EURO', timeZone: 'Nowhere', mode: 'prod' } });
+    expect(bad.status).toBe(422);
+    expect(violations(bad).map((v) => v.split(':')[0]).sort()).toEqual(['countryCode', 'defaultCurrency', 'mode', 'name', 'timeZone']);
+  });
+});
+
+describe('API keys', () => {
+  it('shows a new key once, lists keys without secrets, and revokes them', async () => {
+    const t = await createTenant();
+    const created = await api('/api-keys', { token: t.key, body: { name: 'reader', permissions: ['customer:read'] } });
+    expect(created.status).toBe(201);
+    expect(created.body.key).toMatch(/^sk_test_/);
+    const list = await api('/api-keys', { token: t.key });
+    expect(list.body.meta.pagination.totalItems).toBe(2);
+    expect(JSON.stringify(list.body)).not.toContain(created.body.key);
+    expect((await api('/customers', { token: created.body.key })).status).toBe(200);
+    expect((await api(`/api-keys/${created.body.id}`, { method: 'DELETE', token: t.key })).status).toBe(204);
+    expect((await api('/customers', { token: created.body.key })).status).toBe(401);
+    expect((await api(`/api-keys/${created.body.id}`, { method: 'DELETE', token: t.key })).status).toBe(409);
+    const revoked = (await api('/api-keys', { token: t.key })).body.data.find((k: any) => k.id === created.body.id);
+    expect(revoked.revokedAt).toEqual(expect.any(String));
+  });
+
+  it('refuses an expired key with 401', async () => {
+    const t = await createTenant();
+    const created = await api('/api-keys', { token: t.key, body: { permissions: ['*'], expiresAt: new Date(Date.now() + 60_000).toISOString() } });
+    expect(created.status).toBe(201);
+    expect((await api('/customers', { token: created.body.key })).status).toBe(200);
+    await env.DB.prepare('UPDATE api_keys SET expires_at = ? WHERE id = ?').bind(new Date(Date.now() - 1000).toISOString(), created.body.id).run();
+    const res = await api('/customers', { token: created.body.key });
+    expect(res.status).toBe(401);
+    expect(res.body.detail).toMatch(/expired/);
+  });
+
+  it('validates permissions and never grants more than the creator holds', async () => {
+    const t = await createTenant();
+    const bad = await api('/api-keys', { token: t.key, body: { permissions: ['customer:delete', 'nothing:read', 'customer'] } });
+    expect(bad.status).toBe(422);
+    expect(violations(bad)).toEqual(['permissions[0]: unknown_permission', 'permissions[1]: unknown_permission', 'permissions[2]: unknown_permission']);
+    expect(violations(await api('/api-keys', { token: t.key, body: { permissions: [] } }))).toEqual(['permissions: too_small']);
+    expect(violations(await api('/api-keys', { token: t.key, body: { permissions: ['*'], expiresAt: '2001-01-01T00:00:00Z' } }))).toEqual([
+      'expiresAt: in_past',
+    ]);
+    const keyManager = await keyWith(t, ['api-key:write', 'customer:read']);
+    const escalate = await api('/api-keys', { token: keyManager, body: { permissions: ['*'] } });
+    expect(violations(escalate)).toEqual(['permissions[0]: permission_not_held']);
+    const escalate2 = await api('/api-keys', { token: keyManager, body: { permissions: ['customer:write'] } });
+    expect(violations(escalate2)).toEqual(['permissions[0]: permission_not_held']);
+    expect((await api('/api-keys', { token: keyManager, body: { permissions: ['customer:read'] } })).status).toBe(201);
+  });
+
+  it.each([
+    ['GET', '/customers', 'customer:read'],
+    ['POST', '/customers', 'customer:write'],
+    ['GET', '/settings', 'settings:read'],
+    ['PATCH', '/settings', 'settings:write'],
+    ['GET', '/api-keys', 'api-key:read'],
+    ['GET', '/custom-fields', 'custom-field:read'],
+    ['GET', '/customer-groups', 'customer-group:read'],
+    ['GET', '/contact-persons', 'contact-person:read'],
+    ['GET', '/test-clock', 'test-clock:read'],
+  ])('403 for %s %s without %s, allowed with it', async (method, path, permission) => {
+    const t = await createTenant();
+    const body = method === 'POST' ? { email: `${unique()}@example.com`, countryCode: 'DE' } : method === 'PATCH' ? { settings: [{ key: 'dunning.enabled', value: false }] } : undefined;
+    const other = permission.startsWith('customer:') ? 'settings:read' : 'customer:read';
+    const denied = await api(path, { method, token: await keyWith(t, [other]), body });
+    expect(denied.status).toBe(403);
+    expect(denied.body.detail).toContain(permission);
+    const allowed = await api(path, { method, token: await keyWith(t, [permission]), body });
+    expect(allowed.status).toBeLessThan(300);
+  });
+
+  it('lets write imply read on the same resource', async () => {
+    const t = await createTenant();
+    expect((await api('/customers', { token: await keyWith(t, ['customer:write']) })).status).toBe(200);
+  });
+});
+
+describe('customer sessions', () => {
+  async function session(t: TestTenant, customerId: string) {
+    const res = await api(`/customers/${customerId}/authenticate`, { method: 'POST', token: t.key });
+    expect(res.status).toBe(201);
+    return res.body.data as { accessToken: string; refreshToken: string; customerAreaLink: string };
+  }
+
+  it('issues a JWT that reaches only the customer\'s own records', async () => {
+    const t = await createTenant();
+    const me = await createCustomer(t);
+    const other = await createCustomer(t);
+    const s = await session(t, me.id);
+    expect(s.accessToken.split('.')).toHaveLength(3);
+    expect(s.customerAreaLink).toContain(s.accessToken);
+    const own = await api(`/customers/${me.id}`, { token: s.accessToken });
+    expect(own.status).toBe(200);
+    expect(own.body.id).toBe(me.id);
+    expect((await api(`/customers/${me.id}/addresses`, { token: s.accessToken })).status).toBe(200);
+    expect((await api(`/customers/${other.id}`, { token: s.accessToken })).status).toBe(404);
+    expect((await api(`/customers/${other.id}/addresses`, { token: s.accessToken })).status).toBe(404);
+    for (const [method, path] of [
+      ['GET', '/customers'],
+      ['GET', '/settings'],
+      ['GET', '/api-keys'],
+      ['PUT', `/customers/${me.id}/archive`],
+      ['DELETE', `/customers/${me.id}`],
+    ]) {
+      const res = await api(path!, { method, token: s.accessToken });
+      expect(res.status, `${method} ${path}`).toBe(403);
+    }
+  });
+
+  it('rotates refresh tokens and closes the session when a spent one is replayed', async () => {
+    const t = await createTenant();
+    const me = await createCustomer(t);
+    const s = await session(t, me.id);
+    const first = await api('/auth/refresh', { body: { refreshToken: s.refreshToken } });
+    expect(first.status).toBe(200);
+    expect(first.body.data.refreshToken).not.toBe(s.refreshToken);
+    expect((await api(`/customers/${me.id}`, { token: first.body.data.accessToken })).status).toBe(200);
+    // Replaying the spent token revokes its successor too.
+    expect((await api('/auth/refresh', { body: { refreshToken: s.refreshToken } })).status).toBe(401);
+    expect((await api('/auth/refresh', { body: { refreshToken: first.body.data.refreshToken } })).status).toBe(401);
+    expect((await api('/auth/refresh', { body: { refreshToken: 'rt_unknown' } })).status).toBe(401);
+  });
+
+  it('refuses tampered, foreign and expired tokens', async () => {
+    const t = await createTenant();
+    const me = await createCustomer(t);
+    const s = await session(t, me.id);
+    const [h, p, sig] = s.accessToken.split('.');
+    const claims = JSON.parse(atob(p!.replace(/-/g, '+').replace(/_/g, '/')));
+    const forged = btoa(JSON.stringify({ ...claims, sub: 'someone-else' })).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
+    expect((await api(`/customers/${me.id}`, { token: `${h}.${forged}.${sig}` })).status).toBe(401);
+    const { SignJWT } = await import('jose');
+    const expired = await new SignJWT({ tid: t.id, role: 'customer' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(me.id)
+      .setIssuer('edge-billing')
+      .setAudience('edge-billing:customer')
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 10)
+      .sign(new TextEncoder().encode(env.JWT_SECRET));
+    expect((await api(`/customers/${me.id}`, { token: expired })).status).toBe(401);
+    const otherSecret = await new SignJWT({ tid: t.id, role: 'customer' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(me.id)
+      .setIssuer('edge-billing')
+      .setAudience('edge-billing:customer')
+      .setExpirationTime('5m')
+      .sign(new TextEncoder().encode('another-secret-another-secret-another-secret'));
+    expect((await api(`/customers/${me.id}`, { token: otherSecret })).status).toBe(401);
+  });
+
+  it('does not open sessions for archived customers', async () => {
+    const t = await createTenant();
+    const me = await createCustomer(t);
+    await api(`/customers/${me.id}/archive`, { method: 'PUT', token: t.key });
+    expect((await api(`/customers/${me.id}/authenticate`, { method: 'POST', token: t.key })).status).toBe(409);
+  });
+});
+
+describe('test clock', () => {
+  it('is set freely once, then moves only forward, and drives every timestamp', async () => {
+    const t = await createTenant({ mode: 'test' });
+    const initial = await api('/test-clock', { token: t.key });
+    expect(initial.body.frozen).toBe(false);
+    const set = await api('/test-clock', { method: 'PUT', token: t.key, body: { now: '2025-01-31T10:00:00Z' } });
+    expect(set.status).toBe(200);
+    expect(set.body).toEqual({ now: '2025-01-31T10:00:00.000Z', frozen: true });
+    const c = await createCustomer(t);
+    expect(c.createdAt).toBe('2025-01-31T10:00:00.000Z');
+    const back = await api('/test-clock', { method: 'PUT', token: t.key, body: { now: '2025-01-30T10:00:00Z' } });
+    expect(back.status).toBe(422);
+    expect(violations(back)).toEqual(['now: clock_backwards']);
+    expect((await api('/test-clock', { method: 'PUT', token: t.key, body: { now: '2025-03-01T00:00:00+01:00' } })).body.now).toBe('2025-02-28T23:00:00.000Z');
+    const patched = await api(`/customers/${c.id}`, { method: 'PATCH', token: t.key, body: { firstName: 'Later' } });
+    expect(patched.body.updatedAt).toBe('2025-02-28T23:00:00.000Z');
+    expect(violations(await api('/test-clock', { method: 'PUT', token: t.key, body: { now: 'tomorrow' } }))).toEqual(['now: invalid_format']);
+  });
+
+  it('does not exist for live tenants', async () => {
+    const t = await createTenant({ mode: 'live' });
+    expect((await api('/test-clock', { token: t.key })).status).toBe(409);
+    expect((await api('/test-clock', { method: 'PUT', token: t.key, body: { now: '2030-01-01T00:00:00Z' } })).status).toBe(409);
+  });
+});
+
+describe('TenantObject number ranges', () => {
+  it('hands out consecutive numbers per range, never the same twice', async () => {
+    const stub = env.TENANT.getByName(`tenant-${unique()}`);
+    const numbers = await Promise.all(Array.from({ length: 50 }, () => stub.allocateNumber('invoice')));
+    expect([...numbers].sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    expect(await stub.allocateNumber('credit')).toBe(1);
+    await runInDurableObject(stub, async (instance) => {
+      expect(instance.currentNumber('invoice')).toBe(50);
+    });
+  });
+});
+
+/**
+ * Tenant isolation over every route in the OpenAPI document: tenant B, holding every permission,
+ * tries to read, change and delete each of tenant A's records, and lists every collection. A new
+ * route with a path parameter fails this test until it is added to the tables below.
+ */
+describe('tenant isolation on every route', () => {
+  it('hides every record of tenant A from tenant B', async () => {
+    const a = await createTenant();
+    const b = await createTenant();
+    const group = (await api('/customer-groups', { token: a.key, body: { name: 'A group' } })).body;
+    const contact = (await api('/contact-persons', { token: a.key, body: { firstName: 'Ann', lastName: 'Agent', email: 'ann@a.example' } })).body;
+    const field = (await api('/custom-fields', { token: a.key, body: { name: 'segment', type: 'string', resource: 'customer' } })).body;
+    const customer = await createCustomer(a, { customerGroup: group.id, contactPerson: contact.id, customFields: { segment: 'A' }, invoiceEmail: 'bill@a.example' });
+    const address = (await api(`/customers/${customer.id}/addresses`, { token: a.key, body: { type: 'TYPE_INVOICE', street: 'Secret', city: 'Berlin', zip: '10115' } })).body;
+    const email = customer.emailAddresses[1];
+    const apiKey = (await api('/api-keys', { token: a.key, body: { permissions: ['customer:read'] } })).body;
+    const bCustomer = await createCustomer(b);
+
+    const ids: Record<string, Record<string, string>> = {
+      '/customers/{id}': { id: customer.id },
+      '/customers/{id}/archive': { id: customer.id },
+      '/customers/{id}/unarchive': { id: customer.id },
+      '/customers/{id}/partner': { id: customer.id },
+      '/customers/{id}/settings/billing': { id: customer.id },
+      '/customers/{id}/authenticate': { id: customer.id },
+      '/customers/{id}/addresses': { id: customer.id },
+      '/customers/{id}/addresses/{addressId}': { id: customer.id, addressId: address.id },
+      '/customers/{id}/email-addresses': { id: customer.id },
+      '/customers/{id}/email-addresses/{emailId}': { id: customer.id, emailId: email.id },
+      '/customer-groups/{id}': { id: group.id },
+      '/contact-persons/{id}': { id: contact.id },
+      '/custom-fields/{id}': { id: field.id },
+      '/api-keys/{id}': { id: apiKey.id },
+    };
+    // B's own parent with A's child id must not reach A's child either.
+    const crossParent: Record<string, Record<string, string>> = {
+      '/customers/{id}/addresses/{addressId}': { id: bCustomer.id, addressId: address.id },
+      '/customers/{id}/email-addresses/{emailId}': { id: bCustomer.id, emailId: email.id },
+    };
+    const bodies: Record<string, unknown> = {
+      'put /customers/{id}': { email: 'taken@b.example', countryCode: 'DE' },
+      'patch /customers/{id}': { firstName: 'Mallory' },
+      'put /customers/{id}/partner': { partner: null },
+      'patch /customers/{id}/settings/billing': { requiresManualInvoiceApproval: true },
+      'post /customers/{id}/addresses': { type: 'TYPE_INVOICE', street: 'Evil', city: 'Town', zip: '66666' },
+      'put /customers/{id}/addresses/{addressId}': { type: 'TYPE_INVOICE', street: 'Evil', city: 'Town', zip: '66666' },
+      'post /customers/{id}/email-addresses': { email: 'evil@b.example', type: 'invoice' },
+      'put /customers/{id}/email-addresses/{emailId}': { email: 'evil@b.example', type: 'invoice' },
+      'put /customer-groups/{id}': { name: 'Stolen' },
+      'put /contact-persons/{id}': { firstName: 'M', lastName: 'M', email: 'm@b.example' },
+      'put /custom-fields/{id}': { name: 'stolen', type: 'string', resource: 'customer' },
+    };
+
+    const snapshot = async () => ({
+      customer: (await api(`/customers/${customer.id}`, { token: a.key })).body,
+      group: (await api(`/customer-groups/${group.id}`, { token: a.key })).body,
+      contact: (await api(`/contact-persons/${contact.id}`, { token: a.key })).body,
+      field: (await api(`/custom-fields/${field.id}`, { token: a.key })).body,
+      billing: (await api(`/customers/${customer.id}/settings/billing`, { token: a.key })).body,
+      keyWorks: (await api('/customers', { token: apiKey.key })).status,
+    });
+    const before = await snapshot();
+    const aIds = [customer.id, group.id, contact.id, field.id, address.id, email.id, apiKey.id];
+
+    const doc = (await api('/openapi.json')).body;
+    let checked = 0;
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(ops)) {
+        if (op['x-permission'] === 'public' || op['x-permission'] === 'admin') continue;
+        const label = `${method.toUpperCase()} ${path}`;
+        if (path.includes('{')) {
+          for (const params of [ids[path], crossParent[path]].filter(Boolean)) {
+            expect(params, `no ids for ${path}: add the route to the isolation tables`).toBeDefined();
+            const url = path.replace(/\{(\w+)\}/g, (_, name: string) => params![name]!);
+            const needsBody = Boolean(op.requestBody?.required);
+            if (needsBody) expect(bodies[`${method} ${path}`], `no sample body for ${label}`).toBeDefined();
+            const res = await api(url, { method: method.toUpperCase(), token: b.key, body: needsBody ? bodies[`${method} ${path}`] : undefined });
+            expect(res.status, label).toBe(404);
+            checked++;
+          }
+        } else if (method === 'get') {
+          const res = await api(path, { token: b.key });
+          expect(res.status, label).toBe(200);
+          const text = JSON.stringify(res.body);
+          for (const id of aIds) expect(text, `${label} leaks ${id}`).not.toContain(id);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(25);
+    expect(await snapshot()).toEqual(before);
+    // B's search cannot find A's customer by e-mail or number either.
+    const search = await api(`/customers?search=${encodeURIComponent(customer.customerNumber)}&email=${encodeURIComponent(customer.email)}`, { token: b.key });
+    expect(search.body.data).toEqual([]);
+  });
+});
