@@ -1,10 +1,11 @@
-import { and, count, desc, eq, isNull } from 'drizzle-orm';
+import { and, desc, eq, isNull } from 'drizzle-orm';
 import type { Tenant } from '../db/client';
 import { apiKeys } from '../db/schema';
 import { ApiError, Violations } from '../http/errors';
 import { hasPermission } from '../http/auth';
 import type { ServiceContext } from '../http/context';
-import { collection, pageOffset, type Page } from '../http/pagination';
+import { fetchPage } from '../db/paging';
+import type { Page } from '../http/pagination';
 import { isKnownPermission } from '../http/permissions';
 import { systemNow } from '../lib/clock';
 import { sha256Hex } from '../lib/crypto';
@@ -61,12 +62,7 @@ export async function createApiKey(
 }
 
 export async function listApiKeys(ctx: ServiceContext, page: Page) {
-  const where = eq(apiKeys.tenantId, ctx.tenant.id);
-  const [[total], rows] = await ctx.db.batch([
-    ctx.db.select({ n: count() }).from(apiKeys).where(where),
-    ctx.db.select().from(apiKeys).where(where).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id)).limit(page.limit).offset(pageOffset(page)),
-  ]);
-  return collection(rows.map(renderApiKey), total?.n ?? 0, page);
+  return fetchPage(ctx.db, apiKeys, eq(apiKeys.tenantId, ctx.tenant.id), [desc(apiKeys.createdAt), desc(apiKeys.id)], page, renderApiKey);
 }
 
 export async function revokeApiKey(ctx: ServiceContext, id: string) {

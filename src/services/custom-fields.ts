@@ -1,10 +1,11 @@
-import { and, asc, count, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { customFields } from '../db/schema';
 import { isUniqueViolation } from '../db/client';
 import { ApiError, Violations } from '../http/errors';
 import type { ServiceContext } from '../http/context';
-import { collection, pageOffset, type Page } from '../http/pagination';
+import { fetchPage } from '../db/paging';
+import type { Page } from '../http/pagination';
 import { newId } from '../lib/ids';
 
 export type CustomFieldRow = typeof customFields.$inferSelect;
@@ -91,11 +92,7 @@ export function checkCustomFieldValues(defs: CustomFieldRow[], values: Record<st
 
 export async function listCustomFields(ctx: ServiceContext, page: Page, resource?: CustomFieldResource) {
   const where = and(eq(customFields.tenantId, ctx.tenant.id), resource ? eq(customFields.resource, resource) : undefined);
-  const [[total], rows] = await ctx.db.batch([
-    ctx.db.select({ n: count() }).from(customFields).where(where),
-    ctx.db.select().from(customFields).where(where).orderBy(asc(customFields.createdAt), asc(customFields.id)).limit(page.limit).offset(pageOffset(page)),
-  ]);
-  return collection(rows.map(renderCustomField), total?.n ?? 0, page);
+  return fetchPage(ctx.db, customFields, where, [asc(customFields.createdAt), asc(customFields.id)], page, renderCustomField);
 }
 
 async function findCustomField(ctx: ServiceContext, id: string): Promise<CustomFieldRow> {

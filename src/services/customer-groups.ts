@@ -2,7 +2,8 @@ import { and, asc, count, eq } from 'drizzle-orm';
 import { contactPersons, customerGroups, customers } from '../db/schema';
 import { ApiError } from '../http/errors';
 import type { ServiceContext } from '../http/context';
-import { collection, pageOffset, type Page } from '../http/pagination';
+import { fetchPage } from '../db/paging';
+import type { Page } from '../http/pagination';
 import { newId } from '../lib/ids';
 
 // Customer groups and contact persons: small tenant-owned records a customer points to.
@@ -19,12 +20,7 @@ export function renderContactPerson(p: ContactRow) {
 }
 
 export async function listGroups(ctx: ServiceContext, page: Page) {
-  const where = eq(customerGroups.tenantId, ctx.tenant.id);
-  const [[total], rows] = await ctx.db.batch([
-    ctx.db.select({ n: count() }).from(customerGroups).where(where),
-    ctx.db.select().from(customerGroups).where(where).orderBy(asc(customerGroups.name), asc(customerGroups.id)).limit(page.limit).offset(pageOffset(page)),
-  ]);
-  return collection(rows.map(renderGroup), total?.n ?? 0, page);
+  return fetchPage(ctx.db, customerGroups, eq(customerGroups.tenantId, ctx.tenant.id), [asc(customerGroups.name), asc(customerGroups.id)], page, renderGroup);
 }
 
 function groupById(ctx: ServiceContext, id: string) {
@@ -61,12 +57,7 @@ export async function deleteGroup(ctx: ServiceContext, id: string) {
 }
 
 export async function listContactPersons(ctx: ServiceContext, page: Page) {
-  const where = eq(contactPersons.tenantId, ctx.tenant.id);
-  const [[total], rows] = await ctx.db.batch([
-    ctx.db.select({ n: count() }).from(contactPersons).where(where),
-    ctx.db.select().from(contactPersons).where(where).orderBy(asc(contactPersons.lastName), asc(contactPersons.id)).limit(page.limit).offset(pageOffset(page)),
-  ]);
-  return collection(rows.map(renderContactPerson), total?.n ?? 0, page);
+  return fetchPage(ctx.db, contactPersons, eq(contactPersons.tenantId, ctx.tenant.id), [asc(contactPersons.lastName), asc(contactPersons.id)], page, renderContactPerson);
 }
 
 function contactById(ctx: ServiceContext, id: string) {

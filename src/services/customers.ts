@@ -397,6 +397,36 @@ function mapUniqueViolation(err: unknown, numberGenerated: boolean): ApiError | 
   return null;
 }
 
+/** The columns that come straight from the writable fields, with their defaults applied. */
+function fieldColumns(
+  input: CustomerFields,
+  derived: { vatId: string | null; isVatIdValid: boolean; ledgerId: string | null; refs: References },
+) {
+  return {
+    email: input.email,
+    emailKey: input.email.toLowerCase(),
+    countryCode: input.countryCode,
+    timeZone: input.timeZone ?? 'Europe/Berlin',
+    firstName: input.firstName,
+    lastName: input.lastName,
+    currencyCode: input.currencyCode,
+    companyName: input.companyName,
+    vatId: derived.vatId,
+    isVatIdValid: derived.isVatIdValid,
+    taxExempt: input.taxExempt ?? 'auto',
+    ledgerId: derived.ledgerId,
+    commercialRegisterName: input.commercialRegisterName,
+    commercialRegisterNumber: input.commercialRegisterNumber,
+    gender: input.gender,
+    phone: input.phone,
+    language: input.language ?? 'de',
+    customerGroupId: derived.refs.group?.id ?? null,
+    contactPersonId: derived.refs.contact?.id ?? null,
+    customFields: input.customFields,
+    isPartner: input.isPartner ?? false,
+  } satisfies Partial<CustomerRow>;
+}
+
 export async function createCustomer(ctx: ServiceContext, input: CustomerCreateInput) {
   const v = new Violations();
   const { settings, refs } = await checkCustomerFields(ctx, input, v);
@@ -425,29 +455,9 @@ export async function createCustomer(ctx: ServiceContext, input: CustomerCreateI
       id,
       tenantId: ctx.tenant.id,
       customerNumber,
-      email: input.email,
-      emailKey: input.email.toLowerCase(),
-      countryCode: input.countryCode,
-      timeZone: input.timeZone ?? 'Europe/Berlin',
-      firstName: input.firstName,
-      lastName: input.lastName,
-      currencyCode: input.currencyCode,
-      companyName: input.companyName,
-      vatId,
-      isVatIdValid,
-      taxExempt: input.taxExempt ?? 'auto',
-      ledgerId,
-      commercialRegisterName: input.commercialRegisterName,
-      commercialRegisterNumber: input.commercialRegisterNumber,
+      ...fieldColumns(input, { vatId, isVatIdValid, ledgerId, refs }),
       status: 'STATUS_ACTIVE',
-      gender: input.gender,
-      phone: input.phone,
-      language: input.language ?? 'de',
       totalTurnOverRank: null,
-      customerGroupId: refs.group?.id ?? null,
-      contactPersonId: refs.contact?.id ?? null,
-      customFields: input.customFields,
-      isPartner: input.isPartner ?? false,
       partnerId: null,
       requiresManualInvoiceApproval: null,
       createdAt: now,
@@ -573,28 +583,8 @@ export async function updateCustomer(ctx: ServiceContext, id: string, input: Cus
   }
   const row: CustomerRow = {
     ...before.row,
+    ...fieldColumns(input, { vatId, isVatIdValid, ledgerId, refs }),
     customerNumber: input.customerNumber ?? before.row.customerNumber,
-    email: input.email,
-    emailKey: input.email.toLowerCase(),
-    countryCode: input.countryCode,
-    timeZone: input.timeZone ?? 'Europe/Berlin',
-    firstName: input.firstName,
-    lastName: input.lastName,
-    currencyCode: input.currencyCode,
-    companyName: input.companyName,
-    vatId,
-    isVatIdValid,
-    taxExempt: input.taxExempt ?? 'auto',
-    ledgerId,
-    commercialRegisterName: input.commercialRegisterName,
-    commercialRegisterNumber: input.commercialRegisterNumber,
-    gender: input.gender,
-    phone: input.phone,
-    language: input.language ?? 'de',
-    customerGroupId: refs.group?.id ?? null,
-    contactPersonId: refs.contact?.id ?? null,
-    customFields: input.customFields,
-    isPartner: input.isPartner ?? false,
     updatedAt: nextUpdatedAt(ctx, before.row),
   };
   // The login e-mail is also the default e-mail address; both change together.

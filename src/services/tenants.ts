@@ -1,8 +1,9 @@
-import { count, desc, eq, sql } from 'drizzle-orm';
+import { desc, eq, sql } from 'drizzle-orm';
 import type { Db, Tenant } from '../db/client';
 import { apiKeys, tenants } from '../db/schema';
 import { ApiError } from '../http/errors';
-import { collection, pageOffset, type Page } from '../http/pagination';
+import { fetchPage } from '../db/paging';
+import type { Page } from '../http/pagination';
 import { systemNow, tenantNow } from '../lib/clock';
 import { newId } from '../lib/ids';
 import { buildApiKey, renderApiKey } from './api-keys';
@@ -30,11 +31,7 @@ export async function createTenant(
 }
 
 export async function listTenants(db: Db, page: Page) {
-  const [[total], rows] = await db.batch([
-    db.select({ n: count() }).from(tenants),
-    db.select().from(tenants).orderBy(desc(tenants.createdAt), desc(tenants.id)).limit(page.limit).offset(pageOffset(page)),
-  ]);
-  return collection(rows.map(renderTenant), total?.n ?? 0, page);
+  return fetchPage(db, tenants, undefined, [desc(tenants.createdAt), desc(tenants.id)], page, renderTenant);
 }
 
 export function renderTestClock(t: Tenant) {
