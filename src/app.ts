@@ -12,6 +12,14 @@ import { customerRoutes } from './routes/customers/index';
 import { settingsRoutes } from './routes/settings/index';
 import { systemRoutes } from './routes/system/index';
 import { testClockRoutes } from './routes/test-clock/index';
+import { billingGroupRoutes } from './routes/billing-groups/index';
+import { cancellationReasonRoutes } from './routes/cancellation-reasons/index';
+import { costCentreRoutes } from './routes/cost-centres/index';
+import { measurementRoutes } from './routes/measurements/index';
+import { productFamilyRoutes } from './routes/product-families/index';
+import { unitRoutes } from './routes/units/index';
+import { productRoutes } from './routes/products/index';
+import { taxRoutes } from './routes/tax-groups/index';
 import type { Context } from 'hono';
 
 export function buildApp() {
@@ -19,7 +27,25 @@ export function buildApp() {
   app.use('*', requestSetup);
   app.use('*', bodyGuard);
 
-  for (const routes of [systemRoutes, adminRoutes, authRoutes, apiKeyRoutes, testClockRoutes, settingsRoutes, customFieldRoutes, customerGroupRoutes, customerRoutes]) {
+  for (const routes of [
+    systemRoutes,
+    adminRoutes,
+    authRoutes,
+    apiKeyRoutes,
+    testClockRoutes,
+    settingsRoutes,
+    customFieldRoutes,
+    customerGroupRoutes,
+    customerRoutes,
+    productFamilyRoutes,
+    unitRoutes,
+    measurementRoutes,
+    costCentreRoutes,
+    cancellationReasonRoutes,
+    billingGroupRoutes,
+    taxRoutes,
+    productRoutes,
+  ]) {
     app.route('/', routes);
   }
 

@@ -1,4 +1,5 @@
-import { sql } from 'drizzle-orm';
+import { getTableName, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { drizzle, type DrizzleD1Database } from 'drizzle-orm/d1';
 import * as schema from './schema';
 
@@ -32,4 +33,18 @@ export function isGuardFailure(err: unknown): boolean {
     if (/malformed JSON/i.test(String((e as Error).message ?? e))) return true;
   }
   return false;
+}
+
+/** `column LIKE %text%` with the wildcards of `text` escaped, so user input matches literally. */
+export function containsText(column: SQLWrapper, text: string): SQL {
+  const pattern = `%${text.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+  return sql`${column} LIKE ${pattern} ESCAPE '\\'`;
+}
+
+/**
+ * A column written as "table"."column". Drizzle renders columns of a single-table select without
+ * the table name, which inside a correlated subquery would bind to the inner table instead.
+ */
+export function outer(column: SQLiteColumn): SQL {
+  return sql.raw(`"${getTableName(column.table)}"."${column.name}"`);
 }

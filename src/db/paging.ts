@@ -1,4 +1,4 @@
-import { count, type SQL } from 'drizzle-orm';
+import { count, getTableColumns, type SQL } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { collection, pageOffset, type Page } from '../http/pagination';
 import type { Db } from './client';
@@ -11,10 +11,13 @@ export async function fetchPage<T extends SQLiteTable, R>(
   orderBy: SQL[],
   page: Page,
   render: (row: T['$inferSelect']) => R,
+  /** Extra computed fields (e.g. embedded JSON subqueries) selected next to the table's columns. */
+  extra: Record<string, SQL> = {},
 ) {
+  const fields = { ...getTableColumns(table), ...extra };
   const [[total], rows] = await db.batch([
     db.select({ n: count() }).from(table as SQLiteTable).where(where),
-    db.select().from(table as SQLiteTable).where(where).orderBy(...orderBy).limit(page.limit).offset(pageOffset(page)),
+    db.select(fields).from(table as SQLiteTable).where(where).orderBy(...orderBy).limit(page.limit).offset(pageOffset(page)),
   ]);
   return collection((rows as T['$inferSelect'][]).map(render), total?.n ?? 0, page);
 }

@@ -7,6 +7,18 @@ export const PERMISSION_RESOURCES = [
   'custom-field',
   'settings',
   'test-clock',
+  'product-family',
+  'product',
+  'unit',
+  'measurement',
+  'cost-centre',
+  'cancellation-reason',
+  'billing-group',
+  'tax-group',
+  'tax',
+  'plan',
+  'price-plan',
+  'coupon',
 ] as const;
 
 export type PermissionResource = (typeof PERMISSION_RESOURCES)[number];

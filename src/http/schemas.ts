@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { parseDuration } from '../billing/durations';
 import { isCountryCode, isCurrencyCode, isTimeZone } from '../reference/iso';
 
 /** Optional text of `min`..`max` characters; an empty string counts as absent and becomes null. */
@@ -44,3 +45,19 @@ export const customFieldValues = z
   .nullable()
   .optional()
   .transform((v) => v ?? null);
+
+/** A non-negative decimal string with at most `scale` decimals; never a JS number on the wire. */
+export const decimalString = (scale = 10) =>
+  z
+    .string()
+    .regex(new RegExp(`^\\d{1,15}(\\.\\d{1,${scale}})?$`), { message: `Must be a non-negative decimal string with at most ${scale} decimals (e.g. "19.99").` })
+    .openapi({ example: '19.99' });
+
+/** A calendar duration such as 14D, 2W, 1M, 1Y6M. */
+export const durationText = z
+  .string()
+  .refine((v) => parseDuration(v) !== null, { message: 'Must be a duration like 14D, 2W, 1M, 3M, 1Y or 1Y6M.', params: { code: 'invalid_duration' } })
+  .openapi({ example: '1M' });
+
+/** Money on the wire: a decimal string in major units and its currency (DESIGN §3). */
+export const moneyInput = z.strictObject({ amount: decimalString(4), currencyCode });

@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { formatNumber } from '../billing/numbering';
-import { isGuardFailure, isUniqueViolation, requirePreviousChange, type Db } from '../db/client';
+import { containsText, isGuardFailure, isUniqueViolation, requirePreviousChange, type Db, outer } from '../db/client';
 import { contactPersons, customerAddresses, customerEmailAddresses, customerGroups, customers, customerSessions, invoices, sequences } from '../db/schema';
 import { insertEvent } from '../events/outbox';
 import type { EventType } from '../events/catalogue';
@@ -146,17 +146,17 @@ const embedded = {
       'status', a.status, 'city', a.city, 'zip', a.zip, 'street', a.street, 'houseNumber', a.house_number, 'countryCode', a.country_code,
       'companyName', a.company_name, 'salutation', a.salutation, 'addition', a.addition, 'costCentre', a.cost_centre,
       'firstName', a.first_name, 'lastName', a.last_name) ORDER BY a.created_at, a.id)
-    FROM customer_addresses a WHERE a.tenant_id = ${customers.tenantId} AND a.customer_id = ${customers.id})`,
+    FROM customer_addresses a WHERE a.tenant_id = ${outer(customers.tenantId)} AND a.customer_id = ${outer(customers.id)})`,
   emails: sql<string>`(SELECT json_group_array(json_object('id', e.id, 'email', e.email, 'receiverName', e.receiver_name, 'type', e.type,
       'default', ${bool('e.is_default')}) ORDER BY e.created_at, e.id)
-    FROM customer_email_addresses e WHERE e.tenant_id = ${customers.tenantId} AND e.customer_id = ${customers.id})`,
+    FROM customer_email_addresses e WHERE e.tenant_id = ${outer(customers.tenantId)} AND e.customer_id = ${outer(customers.id)})`,
   group: sql<string | null>`(SELECT json_object('id', g.id, 'name', g.name, 'description', g.description)
-    FROM customer_groups g WHERE g.tenant_id = ${customers.tenantId} AND g.id = ${customers.customerGroupId})`,
+    FROM customer_groups g WHERE g.tenant_id = ${outer(customers.tenantId)} AND g.id = ${outer(customers.customerGroupId)})`,
   contact: sql<string | null>`(SELECT json_object('id', p.id, 'firstName', p.first_name, 'lastName', p.last_name, 'email', p.email, 'avatar', p.avatar)
-    FROM contact_persons p WHERE p.tenant_id = ${customers.tenantId} AND p.id = ${customers.contactPersonId})`,
+    FROM contact_persons p WHERE p.tenant_id = ${outer(customers.tenantId)} AND p.id = ${outer(customers.contactPersonId)})`,
   partner: sql<string | null>`(SELECT json_object('id', q.id, 'name', coalesce(q.company_name, nullif(trim(coalesce(q.first_name, '') || ' ' || coalesce(q.last_name, '')), ''), q.email),
       'number', q.customer_number, 'email', q.email)
-    FROM customers q WHERE q.tenant_id = ${customers.tenantId} AND q.id = ${customers.partnerId})`,
+    FROM customers q WHERE q.tenant_id = ${outer(customers.tenantId)} AND q.id = ${outer(customers.partnerId)})`,
 };
 
 function selectAggregates(db: Db) {
@@ -211,25 +211,21 @@ export interface CustomerListQuery extends Page {
   orderCustomerNumber?: 'asc' | 'desc';
 }
 
-function likePattern(s: string): string {
-  return `%${s.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-}
-
 export async function listCustomers(ctx: ServiceContext, q: CustomerListQuery) {
   const filters: (SQL | undefined)[] = [eq(customers.tenantId, ctx.tenant.id)];
   if (q.status) filters.push(eq(customers.status, q.status));
   if (q.customerNumber) filters.push(eq(customers.customerNumber, q.customerNumber));
   if (q.email) filters.push(eq(customers.emailKey, q.email.trim().toLowerCase()));
   if (q.search) {
-    const p = likePattern(q.search.trim());
+    const text = q.search.trim();
     filters.push(
       or(
-        sql`${customers.firstName} LIKE ${p} ESCAPE '\\'`,
-        sql`${customers.lastName} LIKE ${p} ESCAPE '\\'`,
-        sql`(coalesce(${customers.firstName}, '') || ' ' || coalesce(${customers.lastName}, '')) LIKE ${p} ESCAPE '\\'`,
-        sql`${customers.companyName} LIKE ${p} ESCAPE '\\'`,
-        sql`${customers.emailKey} LIKE ${likePattern(q.search.trim().toLowerCase())} ESCAPE '\\'`,
-        sql`${customers.customerNumber} LIKE ${p} ESCAPE '\\'`,
+        containsText(customers.firstName, text),
+        containsText(customers.lastName, text),
+        containsText(sql`(coalesce(${outer(customers.firstName)}, '') || ' ' || coalesce(${outer(customers.lastName)}, ''))`, text),
+        containsText(customers.companyName, text),
+        containsText(customers.emailKey, text.toLowerCase()),
+        containsText(customers.customerNumber, text),
       ),
     );
   }

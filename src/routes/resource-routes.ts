@@ -1,0 +1,157 @@
+import { z } from '@hono/zod-openapi';
+import type { SQL } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { serviceContext } from '../http/context';
+import { ApiError, zodViolations } from '../http/errors';
+import { applyMergePatch } from '../http/merge-patch';
+import { createRouter, defineRoute, jsonBody, jsonResponse, mergePatchBody, noContent } from '../http/openapi';
+import { collectionSchema, paginationQuery, sortDirection } from '../http/pagination';
+import type { PermissionResource } from '../http/permissions';
+import { idParam } from '../http/schemas';
+import { orderTerms, type ResourceService } from '../services/resource';
+
+type Router = ReturnType<typeof createRouter>;
+
+export interface ResourceRoutes<Row extends { id: string }, Input, Resource> {
+  /** Collection path, e.g. `/units`. */
+  path: string;
+  /** OpenAPI component name of the resource, e.g. `Unit`. */
+  name: string;
+  tag: string;
+  permission: PermissionResource;
+  service: ResourceService<Row, Input, Resource>;
+  schema: z.ZodTypeAny;
+  writeSchema: z.ZodType<Input>;
+  /** Extra list query parameters and the filters they make. */
+  filters?: Record<string, { schema: z.ZodTypeAny; where: (value: any) => SQL | undefined }>;
+  /** A filter that depends on several parameters (e.g. a default exclusion). */
+  baseFilter?: (query: Record<string, unknown>) => SQL | undefined;
+  /** Sortable fields: `order[<field>]=asc|desc`. */
+  sortable?: Record<string, SQLiteColumn>;
+  /** Operations to leave out (e.g. delete for resources that are archived instead). */
+  without?: ('delete' | 'patch')[];
+  descriptions?: Partial<Record<'list' | 'create' | 'get' | 'put' | 'patch' | 'delete', string>>;
+}
+
+/**
+ * Registers list, create, get, replace, merge-patch and delete for a resource, with the same
+ * conventions everywhere: pagination, filters, `order[…]`, permissions, 404 across tenants.
+ */
+export function registerResourceRoutes<Row extends { id: string }, Input, Resource>(router: Router, r: ResourceRoutes<Row, Input, Resource>) {
+  const tags = [r.tag];
+  const read = `${r.permission}:read` as const;
+  const write = `${r.permission}:write` as const;
+  const params = z.object({ id: idParam('id', `${r.name} id`) });
+  const item = `${r.path}/{id}`;
+  const lower = r.service.hooks.label.toLowerCase();
+
+  const query = z.object({
+    ...paginationQuery,
+    ...Object.fromEntries(Object.entries(r.filters ?? {}).map(([k, f]) => [k, f.schema.optional()])),
+    ...Object.fromEntries(Object.keys(r.sortable ?? {}).map((k) => [`order[${k}]`, sortDirection.optional()])),
+  });
+
+  router.openapi(
+    defineRoute({
+      method: 'get',
+      path: r.path,
+      access: read,
+      tags,
+      summary: `List ${r.tag.toLowerCase()}`,
+      description: r.descriptions?.list,
+      request: { query },
+      responses: { 200: jsonResponse(collectionSchema(r.schema, `${r.name}Collection`), `A page of ${r.tag.toLowerCase()}`) },
+    }),
+    async (c) => {
+      const q = c.req.valid('query') as Record<string, unknown> & { page: number; limit: number };
+      const filters = Object.entries(r.filters ?? {}).map(([k, f]) => (q[k] === undefined ? undefined : f.where(q[k])));
+      filters.push(r.baseFilter?.(q));
+      return c.json((await r.service.list(serviceContext(c), q, filters, orderTerms(q, r.sortable ?? {}))) as never, 200);
+    },
+  );
+
+  router.openapi(
+    defineRoute({
+      method: 'post',
+      path: r.path,
+      access: write,
+      tags,
+      summary: `Create a ${lower}`,
+      description: r.descriptions?.create,
+      request: { body: jsonBody(r.writeSchema as z.ZodTypeAny) },
+      responses: { 201: jsonResponse(r.schema, `The ${lower}`) },
+    }),
+    async (c) => c.json((await r.service.create(serviceContext(c), c.req.valid('json') as Input)) as never, 201),
+  );
+
+  router.openapi(
+    defineRoute({
+      method: 'get',
+      path: item,
+      access: read,
+      tags,
+      summary: `Get a ${lower}`,
+      description: r.descriptions?.get,
+      request: { params },
+      responses: { 200: jsonResponse(r.schema, `The ${lower}`) },
+    }),
+    async (c) => c.json(r.service.render(await r.service.find(serviceContext(c), c.req.valid('param').id)) as never, 200),
+  );
+
+  router.openapi(
+    defineRoute({
+      method: 'put',
+      path: item,
+      access: write,
+      tags,
+      summary: `Replace a ${lower}`,
+      description: r.descriptions?.put,
+      request: { params, body: jsonBody(r.writeSchema as z.ZodTypeAny) },
+      responses: { 200: jsonResponse(r.schema, `The ${lower}`) },
+    }),
+    async (c) => c.json((await r.service.update(serviceContext(c), c.req.valid('param').id, c.req.valid('json') as Input)) as never, 200),
+  );
+
+  const writable = r.service.hooks.writable;
+  if (writable && !r.without?.includes('patch')) {
+    router.openapi(
+      defineRoute({
+        method: 'patch',
+        path: item,
+        access: write,
+        tags,
+        summary: `Change some fields of a ${lower} (JSON merge patch)`,
+        description: r.descriptions?.patch,
+        request: { params, body: mergePatchBody(z.record(z.string(), z.unknown()).openapi(`${r.name}Patch`)) },
+        responses: { 200: jsonResponse(r.schema, `The ${lower}`) },
+      }),
+      async (c) => {
+        const ctx = serviceContext(c);
+        const id = c.req.valid('param').id;
+        const current = writable(await r.service.find(ctx, id));
+        const parsed = r.writeSchema.safeParse(applyMergePatch(current, c.req.valid('json')));
+        if (!parsed.success) throw ApiError.validation(zodViolations(parsed.error));
+        return c.json((await r.service.update(ctx, id, parsed.data)) as never, 200);
+      },
+    );
+  }
+
+  if (!r.without?.includes('delete')) {
+    router.openapi(
+      defineRoute({
+        method: 'delete',
+        path: item,
+        access: write,
+        tags,
+        summary: `Delete a ${lower}`,
+        description: r.descriptions?.delete ?? (r.service.hooks.inUse ? `Refused with 409 while the ${lower} is in use.` : undefined),
+        request: { params },
+        responses: { 204: noContent },
+      }),
+      async (c) => {
+        await r.service.remove(serviceContext(c), c.req.valid('param').id);
+        return c.body(null, 204);
+      },
+    );
+  }
+}
