@@ -1,15 +1,34 @@
-/** UUIDv7 (RFC 9562): time-ordered, so ids sort roughly by creation and index well. */
+let lastMs = 0;
+let sequence = 0;
+
+/**
+ * UUIDv7 (RFC 9562): time-ordered, so ids index well and sort by creation. Within one
+ * millisecond the 12-bit rand_a field counts up (RFC 9562 §6.2, method 1), so ids made in a row
+ * sort in the order they were made.
+ */
 export function newId(): string {
   const bytes = new Uint8Array(16);
   crypto.getRandomValues(bytes);
-  const ms = Date.now();
+  let ms = Date.now();
+  if (ms <= lastMs) {
+    ms = lastMs;
+    sequence += 1;
+    if (sequence > 0xfff) {
+      ms = lastMs + 1;
+      sequence = 0;
+    }
+  } else {
+    sequence = bytes[7]! & 0x3f;
+  }
+  lastMs = ms;
   bytes[0] = Math.floor(ms / 2 ** 40) & 0xff;
   bytes[1] = Math.floor(ms / 2 ** 32) & 0xff;
   bytes[2] = (ms >>> 24) & 0xff;
   bytes[3] = (ms >>> 16) & 0xff;
   bytes[4] = (ms >>> 8) & 0xff;
   bytes[5] = ms & 0xff;
-  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
+  bytes[6] = 0x70 | ((sequence >> 8) & 0x0f);
+  bytes[7] = sequence & 0xff;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
   const hex = [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;

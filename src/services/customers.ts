@@ -562,7 +562,7 @@ export async function updateCustomer(ctx: ServiceContext, id: string, input: Cus
   const before = await loadCustomer(ctx, id);
   const v = new Violations();
   const { settings, refs } = await checkCustomerFields(ctx, input, v, id);
-  if (before.row.isPartner && input.isPartner === false) {
+  if (before.row.isPartner && input.isPartner !== true) {
     const [dependants] = await ctx.db
       .select({ n: count() })
       .from(customers)
@@ -573,7 +573,8 @@ export async function updateCustomer(ctx: ServiceContext, id: string, input: Cus
 
   const vatId = input.vatId ? normalizeVatId(input.vatId) : null;
   const isVatIdValid = vatId === before.row.vatId ? before.row.isVatIdValid : await vatValidity(ctx, vatId);
-  let ledgerId = input.ledgerId ?? before.row.ledgerId;
+  // null removes the ledger id, unless debitor accounts are on: then the customer keeps (or gets) one.
+  let ledgerId = input.ledgerId ?? (settings['accounting.useDebitorAccounts'] ? before.row.ledgerId : null);
   if (!ledgerId && settings['accounting.useDebitorAccounts']) {
     ledgerId = String(await nextSequenceValue(ctx.db, ctx.tenant.id, 'ledger', settings['accounting.debitorAccountStart']));
   }
@@ -652,8 +653,11 @@ export async function getBillingSettings(ctx: ServiceContext, id: string) {
   return { requiresManualInvoiceApproval: row.requiresManualInvoiceApproval };
 }
 
-export async function updateBillingSettings(ctx: ServiceContext, id: string, value: boolean | null) {
+/** Merge-patch semantics: an absent field stays as it is, null inherits the tenant setting. */
+export async function updateBillingSettings(ctx: ServiceContext, id: string, patch: { requiresManualInvoiceApproval?: boolean | null }) {
   const before = await loadCustomer(ctx, id);
+  if (patch.requiresManualInvoiceApproval === undefined) return { requiresManualInvoiceApproval: before.row.requiresManualInvoiceApproval };
+  const value = patch.requiresManualInvoiceApproval;
   const row: CustomerRow = { ...before.row, requiresManualInvoiceApproval: value, updatedAt: nextUpdatedAt(ctx, before.row) };
   await commitCustomerChange(ctx, before, row, 'customer.updated');
   return { requiresManualInvoiceApproval: value };

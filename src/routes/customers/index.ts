@@ -196,7 +196,7 @@ customerRoutes.openapi(
     responses: { 200: jsonResponse(BillingSettingsSchema, 'Billing settings') },
   }),
   async (c) =>
-    c.json(await customers.updateBillingSettings(serviceContext(c), c.req.valid('param').id, c.req.valid('json').requiresManualInvoiceApproval), 200),
+    c.json(await customers.updateBillingSettings(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 200),
 );
 
 customerRoutes.openapi(

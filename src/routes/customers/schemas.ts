@@ -117,10 +117,10 @@ export const EmailWriteSchema = z
 const customerFields = {
   countryCode,
   email: emailAddress,
-  currencyCode: currencyCode.nullable().optional().transform((v) => v || null),
+  currencyCode: z.preprocess((v) => (v === '' ? null : v), currencyCode.nullable().optional()).transform((v) => v ?? null),
   customerGroup: reference,
   contactPerson: reference,
-  timeZone: timeZone.nullable().optional().transform((v) => v || null),
+  timeZone: z.preprocess((v) => (v === '' ? null : v), timeZone.nullable().optional()).transform((v) => v ?? null),
   firstName: optionalText(2, 255),
   lastName: optionalText(2, 255),
   language: nullableEnum(['de', 'en']),
@@ -157,7 +157,7 @@ export const CustomerPatchSchema = z
 export const BillingSettingsSchema = z.object({ requiresManualInvoiceApproval: z.boolean().nullable() }).openapi('CustomerBillingSettings');
 
 export const BillingSettingsPatchSchema = z
-  .strictObject({ requiresManualInvoiceApproval: z.boolean().nullable() })
+  .strictObject({ requiresManualInvoiceApproval: z.boolean().nullable().optional() })
   .openapi('CustomerBillingSettingsPatch');
 
 export const PartnerBodySchema = z.strictObject({ partner: z.string().min(1).max(64).nullable() }).openapi('CustomerPartner');
