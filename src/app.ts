@@ -20,6 +20,9 @@ import { productFamilyRoutes } from './routes/product-families/index';
 import { unitRoutes } from './routes/units/index';
 import { productRoutes } from './routes/products/index';
 import { taxRoutes } from './routes/tax-groups/index';
+import { pricePlanRoutes } from './routes/price-plans/index';
+import { planRoutes } from './routes/plans/index';
+import { couponRoutes } from './routes/coupons/index';
 import type { Context } from 'hono';
 
 export function buildApp() {
@@ -45,6 +48,9 @@ export function buildApp() {
     billingGroupRoutes,
     taxRoutes,
     productRoutes,
+    pricePlanRoutes,
+    planRoutes,
+    couponRoutes,
   ]) {
     app.route('/', routes);
   }

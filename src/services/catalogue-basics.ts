@@ -62,9 +62,10 @@ export const measurementService = resourceService({
     unit: sql<string>`(SELECT json_object('id', u.id, 'name', u.name, 'code', u.code, 'createdAt', u.created_at, 'updatedAt', u.updated_at)
       FROM units u WHERE u.tenant_id = ${outer(measurements.tenantId)} AND u.id = ${outer(measurements.unitId)})`,
   },
+  selectionDeps: { unit: 'unitId' },
   render: (r: MeasurementRow) => ({
     id: r.id,
-    unit: r.unit ? (JSON.parse(r.unit) as { id: string; name: string; code: string; createdAt: string; updatedAt: string }) : null,
+    unit: r.unit ? (JSON.parse(r.unit) as { id: string; name?: string; code?: string; createdAt?: string; updatedAt?: string }) : { id: r.unitId },
     code: r.code,
     description: r.description,
     fairBilling: r.fairBilling,

@@ -37,11 +37,12 @@ export function renderProduct(r: ProductRow) {
     internalName: r.internalName,
     number: r.number,
     type: r.type,
-    productFamilies: json<{ id: string; name: string }[]>(r.families) ?? r.productFamilies.map((id) => ({ id, name: '' })),
-    measurement: json<Record<string, unknown>>(r.measurement),
-    taxGroup: json<Record<string, unknown>>(r.taxGroup),
+    // Embedded references; where the embed is not loaded (event payloads of a write) just the id.
+    productFamilies: json<{ id: string; name?: string }[]>(r.families) ?? r.productFamilies.map((id) => ({ id })),
+    measurement: json<Record<string, unknown>>(r.measurement) ?? { id: r.measurementId },
+    taxGroup: json<Record<string, unknown>>(r.taxGroup) ?? { id: r.taxGroupId },
     invoiceVisibility: r.invoiceVisibility,
-    costCentre: json<Record<string, unknown>>(r.costCentre),
+    costCentre: json<Record<string, unknown>>(r.costCentre) ?? (r.costCentreId ? { id: r.costCentreId } : null),
     isArchived: r.isArchived,
     customFields: r.customFields,
     createdAt: r.createdAt,
@@ -64,6 +65,7 @@ export const productService = resourceService({
     costCentre: sql<string>`(SELECT json_object('id', c.id, 'name', c.name, 'code', c.code, 'type', c.type, 'createdAt', c.created_at, 'updatedAt', c.updated_at)
       FROM cost_centres c WHERE c.tenant_id = ${outer(products.tenantId)} AND c.id = ${outer(products.costCentreId)})`,
   },
+  selectionDeps: { families: 'productFamilies', measurement: 'measurementId', taxGroup: 'taxGroupId', costCentre: 'costCentreId' },
   render: renderProduct,
   async check(ctx: ServiceContext, input: ProductInput, current, v: Violations) {
     if (current && input.type !== current.type) v.add('type', 'The type of a product cannot change after creation.', 'immutable');

@@ -31,6 +31,11 @@ export interface ResourceHooks<Row, Input, Resource> {
   events?: Partial<Record<'created' | 'updated' | 'deleted', EventType>>;
   /** Computed fields selected with every row (embedded references as JSON subqueries). */
   selection?: Record<string, SQL>;
+  /**
+   * Selection field → the column it embeds. When a change moves that column, the embedded value is
+   * stale and left out of the event (render falls back to the id); the response is read back anyway.
+   */
+  selectionDeps?: Record<string, string>;
   hasUpdatedAt?: boolean;
 }
 
@@ -102,7 +107,7 @@ export function resourceService<Row extends { id: string }, Input, Resource>(hoo
     } as unknown as Row;
     const resource = hooks.render(row);
     await write(ctx, [ctx.db.insert(table).values(row as never), ...extra(row), ...event(ctx, hooks.events?.created, row.id, resource)]);
-    return resource;
+    return hooks.selection ? hooks.render(await find(ctx, row.id)) : resource;
   }
 
   /** Applies a change computed from the current row; the update and its event share one batch. */
@@ -114,6 +119,10 @@ export function resourceService<Row extends { id: string }, Input, Resource>(hoo
     extra: BatchItem<'sqlite'>[] = [],
   ): Promise<Resource> {
     const next = { ...current, ...columns, ...(hasUpdatedAt ? { updatedAt: ctx.now.toISOString() } : {}) } as Row;
+    for (const [field, column] of Object.entries(hooks.selectionDeps ?? {})) {
+      const key = column as keyof Row;
+      if (key in columns && JSON.stringify(columns[key]) !== JSON.stringify(current[key])) delete (next as Record<string, unknown>)[field];
+    }
     const columnNames = Object.keys(getTableColumns(table)).filter((k) => !['id', 'tenantId', 'createdAt'].includes(k));
     const set = Object.fromEntries(columnNames.map((k) => [k, (next as Record<string, unknown>)[k]]));
     const resource = hooks.render(next);
@@ -122,7 +131,7 @@ export function resourceService<Row extends { id: string }, Input, Resource>(hoo
       ...extra,
       ...event(ctx, eventType, current.id, resource),
     ]);
-    return resource;
+    return hooks.selection ? hooks.render(await find(ctx, current.id)) : resource;
   }
 
   async function update(ctx: ServiceContext, id: string, input: Input): Promise<Resource> {

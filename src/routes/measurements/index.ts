@@ -13,7 +13,7 @@ const measurementTypes = ['instant_metered', 'metered', 'recurring'] as const;
 export const MeasurementSchema = z
   .object({
     id: z.string(),
-    unit: UnitSchema.nullable(),
+    unit: UnitSchema.partial().extend({ id: z.string() }),
     code: z.string(),
     description: z.string().nullable(),
     fairBilling: z.boolean(),

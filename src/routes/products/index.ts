@@ -18,7 +18,7 @@ export const ProductSchema = z
     internalName: z.string().nullable(),
     number: z.string().nullable(),
     type: z.enum(['product', 'charge', 'plan']),
-    productFamilies: z.array(z.object({ id: z.string(), name: z.string() })),
+    productFamilies: z.array(z.object({ id: z.string(), name: z.string().optional() })),
     measurement: ref.nullable(),
     taxGroup: ref.nullable(),
     invoiceVisibility: z.enum(['always', 'only_if_charged']),

@@ -1,0 +1,103 @@
+import { z } from '@hono/zod-openapi';
+import { eq } from 'drizzle-orm';
+import { plans } from '../../db/schema';
+import { serviceContext } from '../../http/context';
+import { createRouter, defineRoute, jsonResponse } from '../../http/openapi';
+import { decimalString, durationText, idParam, optionalText, requiredText } from '../../http/schemas';
+import { planService, transitionPlan } from '../../services/plans';
+import { registerResourceRoutes } from '../resource-routes';
+
+const statuses = ['draft', 'active', 'inactive', 'archived'] as const;
+const changeBehaviours = ['upgradeable', 'downgradeable', 'upgradeable_and_downgradeable', 'not_changeable'] as const;
+const positive = decimalString(4).refine((v) => /[1-9]/.test(v), { message: 'Must be greater than 0.', params: { code: 'too_small' } });
+
+const PlanItemSchema = z
+  .strictObject({ product: z.string().min(1).max(64), pricePlan: z.string().min(1).max(64), quantity: positive.default('1') })
+  .openapi('PlanItem');
+const PlanAddonSchema = z
+  .strictObject({
+    product: z.string().min(1).max(64),
+    pricePlan: z.string().min(1).max(64),
+    minQuantity: decimalString(4).default('0'),
+    maxQuantity: decimalString(4).nullable().default(null),
+  })
+  .openapi('PlanAddon');
+
+export const PlanSchema = z
+  .object({
+    id: z.string(),
+    family: z.string(),
+    code: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    originProduct: z.string().nullable(),
+    allowCheckout: z.boolean(),
+    status: z.enum(statuses),
+    changeBehaviour: z.enum(changeBehaviours),
+    changeApplyBehaviour: z.enum(['immediately', 'end_of_period']).nullable(),
+    contractPeriod: z.string().nullable(),
+    cancellationPeriod: z.string().nullable(),
+    items: z.array(z.object({ product: z.string(), pricePlan: z.string(), quantity: z.string() })),
+    addons: z.array(z.object({ product: z.string(), pricePlan: z.string(), minQuantity: z.string(), maxQuantity: z.string().nullable() })),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi('Plan');
+
+const PlanWriteSchema = z
+  .strictObject({
+    family: z.string().min(1).max(64),
+    code: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i, 'Must be URL-safe: letters, digits, - and _, at most 64, starting with a letter or digit.'),
+    name: requiredText(1, 255),
+    description: optionalText(1, 10_000),
+    originProduct: z.string().min(1).max(64).nullable().optional().transform((v) => v ?? null),
+    allowCheckout: z.boolean().default(false),
+    changeBehaviour: z.enum(changeBehaviours).default('upgradeable_and_downgradeable'),
+    changeApplyBehaviour: z.enum(['immediately', 'end_of_period']).nullable().optional().transform((v) => v ?? null),
+    contractPeriod: durationText.nullable().optional().transform((v) => v ?? null),
+    cancellationPeriod: durationText.nullable().optional().transform((v) => v ?? null),
+    items: z.array(PlanItemSchema).max(50).default([]),
+    addons: z.array(PlanAddonSchema).max(50).default([]),
+  })
+  .openapi('PlanWrite');
+
+export const planRoutes = createRouter();
+
+registerResourceRoutes(planRoutes, {
+  path: '/plans',
+  name: 'Plan',
+  tag: 'Plans',
+  permission: 'plan',
+  service: planService,
+  schema: PlanSchema,
+  writeSchema: PlanWriteSchema,
+  filters: {
+    status: { schema: z.enum(statuses), where: (v: (typeof statuses)[number]) => eq(plans.status, v) },
+    family: { schema: z.string().max(64), where: (v: string) => eq(plans.familyId, v) },
+    code: { schema: z.string().max(64), where: (v: string) => eq(plans.code, v) },
+  },
+  sortable: { name: plans.name, code: plans.code, createdAt: plans.createdAt },
+  descriptions: {
+    create: 'Plans start as drafts. Only active plans can be used for new subscriptions; see PUT /plans/{id}/activate.',
+    delete: 'Only draft plans can be deleted (409 otherwise); archive a plan that was active.',
+  },
+});
+
+for (const action of ['activate', 'deactivate', 'archive'] as const) {
+  planRoutes.openapi(
+    defineRoute({
+      method: 'put',
+      path: `/plans/{id}/${action}`,
+      access: 'plan:write',
+      tags: ['Plans'],
+      summary: { activate: 'Activate a plan (draft or inactive → active)', deactivate: 'Deactivate a plan (active → inactive)', archive: 'Archive a plan' }[action],
+      description:
+        action === 'activate'
+          ? 'Refused with 422 unless the plan has items, no archived products, only active price plans, and one currency.'
+          : undefined,
+      request: { params: z.object({ id: idParam('id', 'Plan id') }) },
+      responses: { 200: jsonResponse(PlanSchema, 'The plan') },
+    }),
+    async (c) => c.json((await transitionPlan(serviceContext(c), c.req.valid('param').id, action)) as never, 200),
+  );
+}

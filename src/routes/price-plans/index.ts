@@ -1,0 +1,109 @@
+import { z } from '@hono/zod-openapi';
+import { eq } from 'drizzle-orm';
+import { pricePlans } from '../../db/schema';
+import { serviceContext } from '../../http/context';
+import { createRouter, defineRoute, jsonResponse } from '../../http/openapi';
+import { currencyCode, decimalString, durationText, idParam, optionalText } from '../../http/schemas';
+import { archivePricePlan, pricePlanService } from '../../services/price-plans';
+import { registerResourceRoutes } from '../resource-routes';
+
+const calculationTypes = ['flat_fee', 'per_unit', 'tiered', 'volume', 'stair_step', 'percentage'] as const;
+const types = ['recurring', 'one_time', 'metered', 'instant_metered'] as const;
+
+const TierSchema = z
+  .strictObject({
+    upTo: decimalString(10).nullable().openapi({ description: 'Inclusive upper bound; null for the last, unbounded tier' }),
+    unitPrice: decimalString(10).default('0'),
+    flatPrice: decimalString(10).default('0'),
+  })
+  .openapi('PriceTier');
+
+export const PricePlanSchema = z
+  .object({
+    id: z.string(),
+    product: z.string(),
+    internalName: z.string().nullable(),
+    status: z.enum(['active', 'inactive', 'archived']),
+    type: z.enum(types),
+    calculationType: z.enum(calculationTypes),
+    currencyCode: z.string(),
+    price: z.object({ amount: z.string(), currencyCode: z.string(), createdAt: z.string(), updatedAt: z.string(), tenantId: z.string() }).nullable(),
+    percentage: z.string().nullable(),
+    tiers: z.array(z.object({ upTo: z.string().nullable(), unitPrice: z.string(), flatPrice: z.string() })).nullable(),
+    freeUnits: z.string(),
+    billingInterval: z.string().nullable(),
+    showPricePerInterval: z.string().nullable(),
+    applyTrial: z.boolean(),
+    payInAdvance: z.boolean(),
+    proRata: z.boolean(),
+    custom: z.boolean(),
+    customer: z.string().nullable(),
+    salesChannel: z.string().nullable(),
+    inUse: z.boolean(),
+    checkoutLinkIds: z.array(z.string()),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi('PricePlan');
+
+const nullable = <T extends z.ZodTypeAny>(s: T) => s.nullable().optional().transform((v) => v ?? null);
+
+const PricePlanWriteSchema = z
+  .strictObject({
+    product: z.string().min(1).max(64),
+    internalName: optionalText(1, 255),
+    status: z.enum(['active', 'inactive']).default('active'),
+    type: nullable(z.enum(types)).openapi({ description: 'Derived from the product (charge → one_time) and its measurement type; if given it must match' }),
+    calculationType: z.enum(calculationTypes),
+    currencyCode,
+    price: nullable(z.strictObject({ amount: decimalString(10) })),
+    percentage: nullable(decimalString(10)),
+    tiers: nullable(z.array(TierSchema).min(1).max(100)),
+    freeUnits: decimalString(10).default('0'),
+    billingInterval: nullable(durationText),
+    showPricePerInterval: nullable(durationText),
+    applyTrial: z.boolean().default(true),
+    payInAdvance: nullable(z.boolean()),
+    proRata: z.boolean().default(true),
+    custom: z.boolean().default(false),
+    customer: nullable(z.string().min(1).max(64)),
+    salesChannel: optionalText(1, 255),
+  })
+  .openapi('PricePlanWrite');
+
+export const pricePlanRoutes = createRouter();
+
+registerResourceRoutes(pricePlanRoutes, {
+  path: '/price-plans',
+  name: 'PricePlan',
+  tag: 'Price plans',
+  permission: 'price-plan',
+  service: pricePlanService,
+  schema: PricePlanSchema,
+  writeSchema: PricePlanWriteSchema,
+  filters: {
+    product: { schema: z.string().max(64), where: (v: string) => eq(pricePlans.productId, v) },
+    status: { schema: z.enum(['active', 'inactive', 'archived']), where: (v: 'active' | 'inactive' | 'archived') => eq(pricePlans.status, v) },
+    currencyCode: { schema: z.string().max(3), where: (v: string) => eq(pricePlans.currencyCode, v) },
+    customer: { schema: z.string().max(64), where: (v: string) => eq(pricePlans.customerId, v) },
+  },
+  sortable: { createdAt: pricePlans.createdAt },
+  descriptions: {
+    create:
+      'flat_fee and per_unit take price.amount; tiered (graduated), volume and stair_step take tiers [{upTo, unitPrice, flatPrice}] with the last upTo null; percentage takes percentage (0..100). freeUnits are deducted first. Usage price plans are billed in arrears.',
+    put: 'Once the price plan is in use (inUse), its price cannot change (409): create a new price plan instead.',
+  },
+});
+
+pricePlanRoutes.openapi(
+  defineRoute({
+    method: 'put',
+    path: '/price-plans/{id}/archive',
+    access: 'price-plan:write',
+    tags: ['Price plans'],
+    summary: 'Archive a price plan (no longer offered)',
+    request: { params: z.object({ id: idParam('id', 'Price plan id') }) },
+    responses: { 200: jsonResponse(PricePlanSchema, 'The price plan') },
+  }),
+  async (c) => c.json((await archivePricePlan(serviceContext(c), c.req.valid('param').id)) as never, 200),
+);
