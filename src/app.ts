@@ -23,6 +23,9 @@ import { taxRoutes } from './routes/tax-groups/index';
 import { pricePlanRoutes } from './routes/price-plans/index';
 import { planRoutes } from './routes/plans/index';
 import { couponRoutes } from './routes/coupons/index';
+import { subscriptionRoutes } from './routes/subscriptions/index';
+import { subscriptionItemRoutes } from './routes/subscription-items/index';
+import { entitlementRoutes } from './routes/entitlements/index';
 import type { Context } from 'hono';
 
 export function buildApp() {
@@ -51,6 +54,9 @@ export function buildApp() {
     pricePlanRoutes,
     planRoutes,
     couponRoutes,
+    subscriptionRoutes,
+    subscriptionItemRoutes,
+    entitlementRoutes,
   ]) {
     app.route('/', routes);
   }

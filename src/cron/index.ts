@@ -1,8 +1,9 @@
 import { lt } from 'drizzle-orm';
 import { createDb } from '../db/client';
-import { idempotencyKeys } from '../db/schema';
+import { idempotencyKeys, tenants } from '../db/schema';
+import { sweepSubscriptions } from '../services/subscription-sweep';
 import type { Env } from '../env';
-import { systemNow } from '../lib/clock';
+import { systemNow, tenantNow } from '../lib/clock';
 
 /** Nightly clean-up: idempotency records past their 24 h retention. */
 export async function purgeExpiredIdempotencyKeys(env: Env): Promise<number> {
@@ -11,8 +12,27 @@ export async function purgeExpiredIdempotencyKeys(env: Env): Promise<number> {
   return deleted.length;
 }
 
+/** Applies due subscription transitions for every tenant, each at its own `now` (test clock or real). */
+export async function sweepAllTenants(env: Env): Promise<number> {
+  const db = createDb(env.DB);
+  let changed = 0;
+  for (const tenant of await db.select().from(tenants)) {
+    const ctx = { db, env, tenant, now: tenantNow(tenant), waitUntil: () => undefined };
+    for (let more = true; more; ) {
+      const result = await sweepSubscriptions(ctx);
+      changed += result.changed;
+      more = result.more;
+    }
+  }
+  return changed;
+}
+
 /** Dispatches cron triggers (wrangler.toml) to their jobs; later issues add billing, dunning and the outbox sweeper. */
 export async function runScheduled(controller: ScheduledController, env: Env): Promise<void> {
+  if (controller.cron === '*/15 * * * *') {
+    const changed = await sweepAllTenants(env);
+    console.log(JSON.stringify({ level: 'info', job: 'subscription-sweep', changed }));
+  }
   if (controller.cron === '0 3 * * *') {
     const purged = await purgeExpiredIdempotencyKeys(env);
     console.log(JSON.stringify({ level: 'info', job: 'purge-idempotency-keys', purged }));

@@ -1,5 +1,6 @@
 import { getTableName, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import type { BatchItem } from 'drizzle-orm/batch';
 import { drizzle, type DrizzleD1Database } from 'drizzle-orm/d1';
 import * as schema from './schema';
 
@@ -47,4 +48,18 @@ export function containsText(column: SQLWrapper, text: string): SQL {
  */
 export function outer(column: SQLiteColumn): SQL {
   return sql.raw(`"${getTableName(column.table)}"."${column.name}"`);
+}
+
+/**
+ * A raw SQL statement with bound parameters that can go into `db.batch`. Drizzle's own `db.run(sql)`
+ * only batches statements without parameters (it never prepares a D1 statement for them), so this
+ * prepares one through the session like Drizzle's query builders do.
+ */
+export function rawStatement(db: Db, query: SQL): BatchItem<'sqlite'> {
+  const internals = db as unknown as {
+    dialect: { sqlToQuery(q: SQL): { sql: string; params: unknown[] } };
+    session: { prepareQuery(q: { sql: string; params: unknown[] }, fields: undefined, method: 'run', arrayMode: boolean): unknown };
+  };
+  const prepared = internals.session.prepareQuery(internals.dialect.sqlToQuery(query), undefined, 'run', false);
+  return { _prepare: () => prepared } as unknown as BatchItem<'sqlite'>;
 }

@@ -19,6 +19,9 @@ export const PERMISSION_RESOURCES = [
   'plan',
   'price-plan',
   'coupon',
+  'subscription',
+  'feature',
+  'entitlement',
 ] as const;
 
 export type PermissionResource = (typeof PERMISSION_RESOURCES)[number];

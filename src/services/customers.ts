@@ -11,6 +11,7 @@ import { collection, pageOffset, type Page } from '../http/pagination';
 import { newId } from '../lib/ids';
 import { checkCustomFieldValues, selectCustomFieldDefinitions } from './custom-fields';
 import { effectiveSettings, selectSettings } from './settings';
+import { nextSequenceValue } from './sequences';
 import { hasValidVatFormat, isEuVatId, normalizeVatId, vatChecker } from './vat-check';
 
 export type CustomerRow = typeof customers.$inferSelect;
@@ -367,17 +368,6 @@ async function checkCustomerFields(ctx: ServiceContext, input: CustomerFields, v
   checkCustomFieldValues(defs, input.customFields, v);
   const refs: References = { group: groups[0] ?? null, contact: contacts[0] ?? null };
   return { settings: effectiveSettings(settingRows), refs };
-}
-
-/** Next value of a per-tenant counter; one atomic statement, so concurrent callers never share a value. */
-async function nextSequenceValue(db: Db, tenantId: string, name: string, start: number): Promise<number> {
-  const row = await db
-    .insert(sequences)
-    .values({ tenantId, name, value: start })
-    .onConflictDoUpdate({ target: [sequences.tenantId, sequences.name], set: { value: sql`${sequences.value} + 1` } })
-    .returning({ value: sequences.value })
-    .get();
-  return row!.value;
 }
 
 async function vatValidity(ctx: ServiceContext, vatId: string | null): Promise<boolean> {

@@ -42,9 +42,10 @@ export function pricingOf(row: Pick<PricePlanRow, 'calculationType' | 'priceAmou
   };
 }
 
-// A price plan is in use once a plan offers it; subscription items join this check with the subscriptions issue.
+// A price plan is in use once a plan offers it or a subscription item bills it.
 const inUseSql = (id: SQL | string, tenantId: SQL | string) =>
-  sql`EXISTS (SELECT 1 FROM plans p WHERE p.tenant_id = ${tenantId} AND (
+  sql`EXISTS (SELECT 1 FROM subscription_items si WHERE si.tenant_id = ${tenantId} AND si.price_plan_id = ${id})
+    OR EXISTS (SELECT 1 FROM plans p WHERE p.tenant_id = ${tenantId} AND (
       EXISTS (SELECT 1 FROM json_each(p.items) i WHERE json_extract(i.value, '$.pricePlan') = ${id})
       OR EXISTS (SELECT 1 FROM json_each(p.addons) a WHERE json_extract(a.value, '$.pricePlan') = ${id})))`;
 type SQL = ReturnType<typeof sql>;

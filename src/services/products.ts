@@ -116,6 +116,7 @@ export const productService = resourceService({
   uniques: { 'products.number': 'number' },
   inUse: (id, tenantId) =>
     sql`EXISTS (SELECT 1 FROM price_plans WHERE tenant_id = ${tenantId} AND product_id = ${id})
+      OR EXISTS (SELECT 1 FROM subscription_items WHERE tenant_id = ${tenantId} AND product_id = ${id})
       OR EXISTS (SELECT 1 FROM plans p WHERE p.tenant_id = ${tenantId} AND (p.origin_product_id = ${id}
         OR EXISTS (SELECT 1 FROM json_each(p.items) i WHERE json_extract(i.value, '$.product') = ${id})
         OR EXISTS (SELECT 1 FROM json_each(p.addons) a WHERE json_extract(a.value, '$.product') = ${id})))`,

@@ -3,6 +3,8 @@ import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../http/op
 import { timestamp } from '../../http/schemas';
 import { advanceTestClock, renderTestClock } from '../../services/tenants';
 import { ApiError } from '../../http/errors';
+import { serviceContext } from '../../http/context';
+import { sweepSubscriptions } from '../../services/subscription-sweep';
 
 const TestClockSchema = z
   .object({ now: z.string(), frozen: z.boolean().openapi({ description: 'false until the clock is first set: then it follows the real clock' }) })
@@ -37,5 +39,12 @@ testClockRoutes.openapi(
     request: { body: jsonBody(z.strictObject({ now: timestamp }).openapi('TestClockSet')) },
     responses: { 200: jsonResponse(TestClockSchema, 'The clock') },
   }),
-  async (c) => c.json(await advanceTestClock(c.var.db, c.var.tenant, new Date(c.req.valid('json').now)), 200),
+  async (c) => {
+    const clock = await advanceTestClock(c.var.db, c.var.tenant, new Date(c.req.valid('json').now));
+    // Everything that became due up to the new time happens before the answer (deterministic scenarios).
+    const now = new Date(clock.now);
+    const ctx = { ...serviceContext(c), tenant: { ...c.var.tenant, testClockNow: clock.now }, now };
+    for (let more = true; more; ) more = (await sweepSubscriptions(ctx)).more;
+    return c.json(clock, 200);
+  },
 );

@@ -1,0 +1,110 @@
+import { z } from '@hono/zod-openapi';
+import { serviceContext } from '../../http/context';
+import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../http/openapi';
+import { collectionSchema, paginationQuery } from '../../http/pagination';
+import { decimalString, idParam, optionalText, requiredText } from '../../http/schemas';
+import { cancelItem, changeQuantity, getItem, updateItem } from '../../services/subscription-items';
+import { currentUsage, listMeasurementValues } from '../../services/usage';
+import { ItemSchema } from '../subscriptions/index';
+
+const tags = ['Subscription items'];
+const params = z.object({ id: idParam('id', 'Subscription item id') });
+export const subscriptionItemRoutes = createRouter();
+
+subscriptionItemRoutes.openapi(
+  defineRoute({ method: 'get', path: '/subscription-items/{id}', access: 'subscription:read', tags, summary: 'Get a subscription item', request: { params }, responses: { 200: jsonResponse(ItemSchema, 'The item') } }),
+  async (c) => c.json((await getItem(serviceContext(c), c.req.valid('param').id)) as never, 200),
+);
+
+subscriptionItemRoutes.openapi(
+  defineRoute({
+    method: 'put',
+    path: '/subscription-items/{id}',
+    access: 'subscription:write',
+    tags,
+    summary: 'Change the texts shown on invoices',
+    request: {
+      params,
+      body: jsonBody(z.strictObject({ name: requiredText(1, 255), description: optionalText(1, 1000), furtherInformation: optionalText(1, 1000) }).openapi('SubscriptionItemWrite')),
+    },
+    responses: { 200: jsonResponse(ItemSchema, 'The item') },
+  }),
+  async (c) => c.json((await updateItem(serviceContext(c), c.req.valid('param').id, c.req.valid('json'))) as never, 200),
+);
+
+subscriptionItemRoutes.openapi(
+  defineRoute({
+    method: 'put',
+    path: '/subscription-items/{id}/quantity',
+    access: 'subscription:write',
+    tags,
+    summary: 'Change the quantity (effective now)',
+    request: {
+      params,
+      body: jsonBody(
+        z
+          .strictObject({ quantity: decimalString(4).refine((v) => /[1-9]/.test(v), { message: 'Must be greater than 0.', params: { code: 'too_small' } }) })
+          .openapi('SubscriptionItemQuantity'),
+      ),
+    },
+    responses: { 200: jsonResponse(ItemSchema, 'The item') },
+  }),
+  async (c) => c.json((await changeQuantity(serviceContext(c), c.req.valid('param').id, c.req.valid('json').quantity)) as never, 200),
+);
+
+subscriptionItemRoutes.openapi(
+  defineRoute({
+    method: 'put',
+    path: '/subscription-items/{id}/cancel',
+    access: 'subscription:write',
+    tags,
+    summary: 'Cancel an item: billed until the end of the contract term',
+    request: { params },
+    responses: { 200: jsonResponse(ItemSchema, 'The item') },
+  }),
+  async (c) => c.json((await cancelItem(serviceContext(c), c.req.valid('param').id)) as never, 200),
+);
+
+const ValueSchema = z
+  .object({ id: z.string(), measurement: z.string(), quantity: z.string(), uniqueId: z.string().nullable(), measuredAt: z.string(), receivedAt: z.string() })
+  .openapi('MeasurementValue');
+
+subscriptionItemRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/subscription-items/{id}/measurement-values',
+    access: 'subscription:read',
+    tags: ['Usage'],
+    summary: 'The usage events of an item, newest first',
+    request: { params, query: z.object(paginationQuery) },
+    responses: { 200: jsonResponse(collectionSchema(ValueSchema, 'MeasurementValueCollection'), 'Usage events') },
+  }),
+  async (c) => c.json(await listMeasurementValues(serviceContext(c), c.req.valid('param').id, c.req.valid('query')), 200),
+);
+
+subscriptionItemRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/subscription-items/{id}/current-measurement-value',
+    access: 'subscription:read',
+    tags: ['Usage'],
+    summary: 'The aggregated usage of the current billing period',
+    request: { params },
+    responses: {
+      200: jsonResponse(
+        z
+          .object({
+            subscriptionItem: z.string(),
+            measurement: z.object({ id: z.string(), code: z.string(), aggregationType: z.string(), type: z.string() }),
+            quantity: z.string(),
+            periodStart: z.string().nullable(),
+            periodEnd: z.string().nullable(),
+            measuredAt: z.string(),
+          })
+          .openapi('CurrentMeasurementValue'),
+        'The current value',
+      ),
+    },
+  }),
+  async (c) => c.json(await currentUsage(serviceContext(c), c.req.valid('param').id), 200),
+);
