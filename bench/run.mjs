@@ -202,8 +202,61 @@ const httpSection = {
   },
 };
 
-// Later: usage ingestion, billing runs, webhook delivery.
-const SECTIONS = [httpSection];
+/** Usage ingestion: 1,000-event batches against metered subscription items. */
+const usageSection = {
+  name: 'usage',
+  title: 'Usage ingestion (POST /subscriptions/measurements, 1,000 events a batch)',
+  async run(ctx) {
+    const { auth } = await ctx.tenant();
+    const call = async (method, path, body) => {
+      const r = await http(ctx.url, method, path, { headers: auth, body, signal: ctx.signal });
+      if (r.status >= 300) throw new Error(`${method} ${path}: ${describe(r)}`);
+      return r.json;
+    };
+    // Usage is only accepted inside the 35-day window around the tenant's clock: follow the real clock.
+    const family = await call('POST', '/product-families', { name: 'Bench usage' });
+    const unit = await call('POST', '/units', { name: 'Call', code: `call-${ctx.runTag}` });
+    const measurement = await call('POST', '/measurements', { unit: unit.id, code: `calls-${ctx.runTag}`, aggregationType: 'sum', type: 'metered' });
+    const taxGroup = await call('POST', '/tax-groups', { type: 'standard' });
+    const product = await call('POST', '/catalogue/products', { name: 'API calls', type: 'product', productFamilies: [family.id], measurement: measurement.id, taxGroup: taxGroup.id });
+    const price = await call('POST', '/price-plans', { product: product.id, calculationType: 'per_unit', currencyCode: 'EUR', price: { amount: '0.0001' }, billingInterval: '1M' });
+    const items = [];
+    const subscriptions = Number(process.env.BENCH_USAGE_SUBSCRIPTIONS ?? 50);
+    log(`creating ${subscriptions} metered subscriptions…`);
+    for (let i = 0; i < subscriptions; i++) {
+      const customer = await call('POST', '/customers', { email: `usage-${ctx.runTag}-${i}@bench.test`, countryCode: 'DE' });
+      const sub = await call('POST', '/subscriptions', { customer: customer.id, items: [{ product: product.id, pricePlan: price.id }] });
+      const active = await call('PUT', `/subscriptions/${sub.id}/activate`, {});
+      items.push(active.items[0].id);
+    }
+    const batchSize = 1000;
+    const concurrency = Number(process.env.BENCH_USAGE_CONCURRENCY ?? 4);
+    let accepted = 0;
+    const r = await ctx.measure(
+      `POST /subscriptions/measurements (${batchSize} events)`,
+      (seq) => ({
+        method: 'POST',
+        path: '/subscriptions/measurements',
+        headers: auth,
+        body: {
+          events: Array.from({ length: batchSize }, (_, k) => ({
+            id: `${ctx.runTag}-${seq}-${k}`,
+            subscriptionItem: items[(seq * batchSize + k) % items.length],
+            quantity: String(1 + (k % 7)),
+          })),
+        },
+      }),
+      { concurrency, isOk: (status) => status === 200 },
+    );
+    accepted = r.requests * batchSize;
+    const eventsPerSecond = r.rps * batchSize;
+    log(`usage: ${eventsPerSecond.toFixed(0)} events/s (${r.rps.toFixed(1)} batches/s at concurrency ${concurrency}, ~${accepted} events)`);
+    return { setup: { subscriptions, concurrency, eventsPerSecond: Math.round(eventsPerSecond) }, results: [{ ...r, name: `${r.name} → ${eventsPerSecond.toFixed(0)} events/s` }] };
+  },
+};
+
+// Later: billing runs, webhook delivery.
+const SECTIONS = [httpSection, usageSection];
 
 // ---------------------------------------------------------------------------------------------
 // Report
