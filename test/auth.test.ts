@@ -234,6 +234,56 @@ describe('tenant isolation on every route', () => {
     const apiKey = (await api('/api-keys', { token: a.key, body: { permissions: ['customer:read'] } })).body;
     const bCustomer = await createCustomer(b);
 
+    // A's catalogue: one record of each kind, all in use by each other.
+    const make = async (path: string, body: unknown) => {
+      const res = await api(path, { token: a.key, body });
+      expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(201);
+      return res.body;
+    };
+    const family = await make('/product-families', { name: 'A family' });
+    const unit = await make('/units', { name: 'A unit', code: 'a-unit' });
+    const measurement = await make('/measurements', { unit: unit.id, code: 'a-seats', aggregationType: 'last_value', type: 'recurring' });
+    const costCentre = await make('/cost-centres', { name: 'A sales', code: 'A-CC' });
+    const reason = await make('/cancellation-reasons', { code: 'a-reason', name: 'A reason' });
+    const billingGroup = await make('/billing-groups', { name: 'A group', type: 'custom', customDay: 15 });
+    const taxGroup = await make('/tax-groups', { type: 'standard', internalDescription: 'A VAT' });
+    const tax = await make('/taxes', { taxGroup: taxGroup.id, countryCode: 'FR', validFrom: '2025-01-01', rate: '5.5', code: 'A-FR' });
+    const product = await make('/catalogue/products', {
+      name: 'A product',
+      number: 'A-P-1',
+      type: 'product',
+      productFamilies: [family.id],
+      measurement: measurement.id,
+      taxGroup: taxGroup.id,
+      costCentre: costCentre.id,
+    });
+    const pricePlan = await make('/price-plans', { product: product.id, calculationType: 'flat_fee', currencyCode: 'EUR', price: { amount: '10' }, billingInterval: '1M' });
+    const plan = await make('/plans', { family: family.id, code: 'a-plan', name: 'A plan', items: [{ product: product.id, pricePlan: pricePlan.id }] });
+    // A frozen clock, so that derived dates (the next possible cancellation of an open-ended
+    // subscription is "now") are equal in the two snapshots.
+    await api('/test-clock', { method: 'PUT', token: a.key, body: { now: '2026-06-01T08:00:00Z' } });
+    const coupon = await make('/coupons', { code: 'A-COUPON', name: 'A coupon', type: 'percentage', percentage: 10, frequency: 'once', limitedToPlans: [plan.id] });
+    const feature = await make('/entitlement/features', { code: 'a-sso', name: 'A SSO', type: 'switch' });
+    const assignment = await make('/entitlement/feature-assignments', { feature: feature.id, value: 'true', object: 'product', objectId: product.id });
+    const draft = await make('/subscriptions', { customer: customer.id, items: [{ product: product.id, pricePlan: pricePlan.id }] });
+    const subscription = (await api(`/subscriptions/${draft.id}/activate`, { method: 'PUT', token: a.key, body: {} })).body;
+    expect(subscription.status).toBe('active');
+    const item = subscription.items[0];
+
+    // B's own catalogue, so that the sample bodies below are valid for B: the only reason to refuse them is A's id.
+    const makeB = async (path: string, body: unknown) => {
+      const res = await api(path, { token: b.key, body });
+      expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(201);
+      return res.body;
+    };
+    const bFamily = await makeB('/product-families', { name: 'B family' });
+    const bUnit = await makeB('/units', { name: 'B unit', code: 'b-unit' });
+    const bMeasurement = await makeB('/measurements', { unit: bUnit.id, code: 'b-seats', aggregationType: 'last_value', type: 'recurring' });
+    const bTaxGroup = await makeB('/tax-groups', { type: 'standard' });
+    const bProduct = await makeB('/catalogue/products', { name: 'B product', type: 'product', productFamilies: [bFamily.id], measurement: bMeasurement.id, taxGroup: bTaxGroup.id });
+    const bPricePlan = await makeB('/price-plans', { product: bProduct.id, calculationType: 'flat_fee', currencyCode: 'EUR', price: { amount: '1' }, billingInterval: '1M' });
+    const bProductBody = { name: 'Stolen', type: 'product', productFamilies: [bFamily.id], measurement: bMeasurement.id, taxGroup: bTaxGroup.id };
+
     const ids: Record<string, Record<string, string>> = {
       '/customers/{id}': { id: customer.id },
       '/customers/{id}/archive': { id: customer.id },
@@ -249,6 +299,58 @@ describe('tenant isolation on every route', () => {
       '/contact-persons/{id}': { id: contact.id },
       '/custom-fields/{id}': { id: field.id },
       '/api-keys/{id}': { id: apiKey.id },
+      '/product-families/{id}': { id: family.id },
+      '/units/{id}': { id: unit.id },
+      '/measurements/{id}': { id: measurement.id },
+      '/cost-centres/{id}': { id: costCentre.id },
+      '/cancellation-reasons/{id}': { id: reason.id },
+      '/billing-groups/{id}': { id: billingGroup.id },
+      '/tax-groups/{id}': { id: taxGroup.id },
+      '/tax-groups/{id}/rate': { id: taxGroup.id },
+      '/taxes/{id}': { id: tax.id },
+      '/catalogue/products/{id}': { id: product.id },
+      '/catalogue/products/{id}/archive': { id: product.id },
+      '/catalogue/products/{id}/unarchive': { id: product.id },
+      '/price-plans/{id}': { id: pricePlan.id },
+      '/price-plans/{id}/archive': { id: pricePlan.id },
+      '/plans/{id}': { id: plan.id },
+      '/plans/{id}/activate': { id: plan.id },
+      '/plans/{id}/deactivate': { id: plan.id },
+      '/plans/{id}/archive': { id: plan.id },
+      '/coupons/{id}': { id: coupon.id },
+      '/coupons/{id}/toggle': { id: coupon.id },
+      '/entitlement/features/{id}': { id: feature.id },
+      '/entitlement/feature-assignments/{id}': { id: assignment.id },
+      '/customers/{id}/entitlements': { id: customer.id },
+      '/subscription-items/{id}': { id: item.id },
+      '/subscription-items/{id}/quantity': { id: item.id },
+      '/subscription-items/{id}/cancel': { id: item.id },
+      '/subscription-items/{id}/measurement-values': { id: item.id },
+      '/subscription-items/{id}/current-measurement-value': { id: item.id },
+      ...Object.fromEntries(
+        [
+          '',
+          '/activate',
+          '/pause',
+          '/resume',
+          '/cancel',
+          '/revoke-cancellation',
+          '/terminate',
+          '/extend-trial',
+          '/revoke-trial',
+          '/invoice-address',
+          '/payment-method',
+          '/products',
+          '/comments',
+          '/estimated-amount',
+          '/entitlements',
+        ].map((suffix) => [`/subscriptions/{id}${suffix}`, { id: subscription.id }]),
+      ),
+    };
+    // Routes with required query parameters: a valid query, so the id is the only thing wrong.
+    const queries: Record<string, string> = {
+      '/tax-groups/{id}/rate': 'customerCountry=FR&date=2026-01-01',
+      '/customers/{id}/entitlements': 'feature=a-sso',
     };
     // B's own parent with A's child id must not reach A's child either.
     const crossParent: Record<string, Record<string, string>> = {
@@ -267,6 +369,42 @@ describe('tenant isolation on every route', () => {
       'put /customer-groups/{id}': { name: 'Stolen' },
       'put /contact-persons/{id}': { firstName: 'M', lastName: 'M', email: 'm@b.example' },
       'put /custom-fields/{id}': { name: 'stolen', type: 'string', resource: 'customer' },
+      'put /product-families/{id}': { name: 'Stolen' },
+      'patch /product-families/{id}': { name: 'Stolen' },
+      'put /units/{id}': { name: 'Stolen', code: 'stolen' },
+      'patch /units/{id}': { name: 'Stolen' },
+      'put /measurements/{id}': { unit: bUnit.id, code: 'stolen', aggregationType: 'last_value', type: 'recurring' },
+      'patch /measurements/{id}': { description: 'Stolen' },
+      'put /cost-centres/{id}': { name: 'Stolen', code: 'STOLEN' },
+      'patch /cost-centres/{id}': { name: 'Stolen' },
+      'put /cancellation-reasons/{id}': { code: 'stolen', name: 'Stolen' },
+      'patch /cancellation-reasons/{id}': { name: 'Stolen' },
+      'put /billing-groups/{id}': { name: 'Stolen', type: 'start_of_month' },
+      'patch /billing-groups/{id}': { name: 'Stolen' },
+      'put /tax-groups/{id}': { type: 'reduced' },
+      'patch /tax-groups/{id}': { internalDescription: 'Stolen' },
+      'put /taxes/{id}': { taxGroup: bTaxGroup.id, countryCode: 'FR', validFrom: '2030-01-01', rate: '0', code: 'STOLEN' },
+      'patch /taxes/{id}': { rate: '0' },
+      'put /catalogue/products/{id}': bProductBody,
+      'patch /catalogue/products/{id}': { name: 'Stolen' },
+      'put /price-plans/{id}': { product: bProduct.id, calculationType: 'flat_fee', currencyCode: 'EUR', price: { amount: '0' }, billingInterval: '1M' },
+      'patch /price-plans/{id}': { internalName: 'Stolen' },
+      'put /plans/{id}': { family: bFamily.id, code: 'stolen', name: 'Stolen', items: [{ product: bProduct.id, pricePlan: bPricePlan.id }] },
+      'patch /plans/{id}': { name: 'Stolen' },
+      'put /coupons/{id}': { code: 'STOLEN', name: 'Stolen', type: 'percentage', percentage: 100, frequency: 'lifetime' },
+      'patch /coupons/{id}': { percentage: 100 },
+      'put /coupons/{id}/toggle': { isEnabled: false },
+      'put /entitlement/features/{id}': { code: 'a-sso', name: 'Stolen', type: 'switch' },
+      'patch /entitlement/features/{id}': { name: 'Stolen' },
+      'put /subscriptions/{id}': { customer: bCustomer.id, items: [{ product: bProduct.id, pricePlan: bPricePlan.id }] },
+      'put /subscriptions/{id}/cancel': { cancellationDateType: 'immediate' },
+      'put /subscriptions/{id}/extend-trial': { trialDays: 5 },
+      'put /subscriptions/{id}/invoice-address': { invoiceAddress: null },
+      'patch /subscriptions/{id}/payment-method': { paymentMethodId: null },
+      'post /subscriptions/{id}/products': { products: [{ product: bProduct.id, pricePlan: bPricePlan.id }] },
+      'post /subscriptions/{id}/comments': { text: 'Stolen' },
+      'put /subscription-items/{id}': { name: 'Stolen' },
+      'put /subscription-items/{id}/quantity': { quantity: '5' },
     };
 
     const snapshot = async () => ({
@@ -276,9 +414,55 @@ describe('tenant isolation on every route', () => {
       field: (await api(`/custom-fields/${field.id}`, { token: a.key })).body,
       billing: (await api(`/customers/${customer.id}/settings/billing`, { token: a.key })).body,
       keyWorks: (await api('/customers', { token: apiKey.key })).status,
+      family: (await api(`/product-families/${family.id}`, { token: a.key })).body,
+      unit: (await api(`/units/${unit.id}`, { token: a.key })).body,
+      measurement: (await api(`/measurements/${measurement.id}`, { token: a.key })).body,
+      costCentre: (await api(`/cost-centres/${costCentre.id}`, { token: a.key })).body,
+      reason: (await api(`/cancellation-reasons/${reason.id}`, { token: a.key })).body,
+      billingGroup: (await api(`/billing-groups/${billingGroup.id}`, { token: a.key })).body,
+      taxGroup: (await api(`/tax-groups/${taxGroup.id}`, { token: a.key })).body,
+      tax: (await api(`/taxes/${tax.id}`, { token: a.key })).body,
+      rate: (await api(`/tax-groups/${taxGroup.id}/rate?customerCountry=FR&date=2026-01-01`, { token: a.key })).body,
+      product: (await api(`/catalogue/products/${product.id}`, { token: a.key })).body,
+      pricePlan: (await api(`/price-plans/${pricePlan.id}`, { token: a.key })).body,
+      plan: (await api(`/plans/${plan.id}`, { token: a.key })).body,
+      coupon: (await api(`/coupons/${coupon.id}`, { token: a.key })).body,
+      feature: (await api(`/entitlement/features/${feature.id}`, { token: a.key })).body,
+      assignment: (await api(`/entitlement/feature-assignments/${assignment.id}`, { token: a.key })).body,
+      subscription: (await api(`/subscriptions/${subscription.id}`, { token: a.key })).body,
+      comments: (await api(`/subscriptions/${subscription.id}/comments`, { token: a.key })).body,
+      entitled: (await api(`/customers/${customer.id}/entitlements?feature=a-sso`, { token: a.key })).body,
     });
     const before = await snapshot();
-    const aIds = [customer.id, group.id, contact.id, field.id, address.id, email.id, apiKey.id];
+    // Every catalogue record of A is there to be compared (a 404 in the snapshot would hide a deletion).
+    const catalogue = [before.family, before.unit, before.measurement, before.costCentre, before.reason, before.billingGroup, before.taxGroup, before.tax, before.product, before.pricePlan, before.plan, before.coupon];
+    expect(catalogue.map((r) => r.id)).toEqual([family, unit, measurement, costCentre, reason, billingGroup, taxGroup, tax, product, pricePlan, plan, coupon].map((r) => r.id));
+    expect(before.rate).toMatchObject({ rate: '5.5', taxId: tax.id });
+    const aIds = [
+      customer.id,
+      group.id,
+      contact.id,
+      field.id,
+      address.id,
+      email.id,
+      apiKey.id,
+      family.id,
+      unit.id,
+      measurement.id,
+      costCentre.id,
+      reason.id,
+      billingGroup.id,
+      taxGroup.id,
+      tax.id,
+      product.id,
+      pricePlan.id,
+      plan.id,
+      coupon.id,
+      feature.id,
+      assignment.id,
+      subscription.id,
+      item.id,
+    ];
 
     const doc = (await api('/openapi.json')).body;
     let checked = 0;
@@ -287,9 +471,11 @@ describe('tenant isolation on every route', () => {
         if (op['x-permission'] === 'public' || op['x-permission'] === 'admin') continue;
         const label = `${method.toUpperCase()} ${path}`;
         if (path.includes('{')) {
-          for (const params of [ids[path], crossParent[path]].filter(Boolean)) {
+          // ids[path] is checked even when missing (a filter would skip it and let a new route through).
+          for (const params of [ids[path], ...(crossParent[path] ? [crossParent[path]] : [])]) {
             expect(params, `no ids for ${path}: add the route to the isolation tables`).toBeDefined();
-            const url = path.replace(/\{(\w+)\}/g, (_, name: string) => params![name]!);
+            const query = queries[path];
+            const url = path.replace(/\{(\w+)\}/g, (_, name: string) => params![name]!) + (query ? `?${query}` : '');
             const needsBody = Boolean(op.requestBody?.required);
             if (needsBody) expect(bodies[`${method} ${path}`], `no sample body for ${label}`).toBeDefined();
             const res = await api(url, { method: method.toUpperCase(), token: b.key, body: needsBody ? bodies[`${method} ${path}`] : undefined });

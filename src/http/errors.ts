@@ -71,10 +71,15 @@ export class Violations {
   }
 }
 
+/** `['tiers', 1, 'upTo']` → `tiers[1].upTo`: array indexes in brackets, as every other violation path. */
+export function propertyPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((out, part) => (typeof part === 'number' ? `${out}[${part}]` : out ? `${out}.${String(part)}` : String(part)), '');
+}
+
 export function zodViolations(error: ZodError, prefix?: string): Violation[] {
   const out: Violation[] = [];
   for (const issue of error.issues) {
-    const base = [prefix, ...issue.path.map(String)].filter((p) => p !== undefined && p !== '').join('.');
+    const base = propertyPath([...(prefix ? [prefix] : []), ...issue.path]);
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
         out.push({ propertyPath: base ? `${base}.${key}` : key, message: 'This field is not allowed.', code: 'unknown_field' });

@@ -134,6 +134,8 @@ export const pricePlanService = resourceService({
     if (!tiered && input.tiers) v.add('tiers', `A ${input.calculationType} price plan takes no tiers.`, 'not_allowed');
     if (input.calculationType !== 'percentage' && input.percentage !== null) v.add('percentage', 'Only percentage price plans take a percentage.', 'not_allowed');
     for (const p of checkPricePlan(pricingOf(columnsOf(input, type)))) {
+      // A missing price is already reported on `price`.
+      if ((p.propertyPath === 'flatPrice' || p.propertyPath === 'unitPrice') && !input.price) continue;
       v.add(p.propertyPath === 'flatPrice' || p.propertyPath === 'unitPrice' ? 'price.amount' : p.propertyPath, p.message, p.code);
     }
     if (type === 'one_time' || type === 'instant_metered') {

@@ -54,7 +54,7 @@ export const productService = resourceService({
   label: 'Product',
   table: products,
   selection: {
-    families: sql<string>`(SELECT json_group_array(json_object('id', f.id, 'name', f.name))
+    families: sql<string>`(SELECT json_group_array(json_object('id', f.id, 'name', f.name) ORDER BY j.key)
       FROM json_each(${outer(products.productFamilies)}) j JOIN product_families f ON f.id = j.value AND f.tenant_id = ${outer(products.tenantId)})`,
     measurement: sql<string>`(SELECT json_object('id', m.id, 'code', m.code, 'description', m.description, 'aggregationType', m.aggregation_type,
         'type', m.type, 'fairBilling', json(CASE WHEN m.fair_billing THEN 'true' ELSE 'false' END),

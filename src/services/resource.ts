@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, getTableColumns, not, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, not, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { isGuardFailure, isUniqueViolation, requirePreviousChange } from '../db/client';
@@ -144,7 +144,8 @@ export function resourceService<Row extends { id: string }, Input, Resource>(hoo
 
   async function remove(ctx: ServiceContext, id: string, extra: BatchItem<'sqlite'>[] = []): Promise<void> {
     const current = await find(ctx, id);
-    const guard = hooks.inUse ? not(hooks.inUse(id, ctx.tenant.id)) : undefined;
+    // Bracketed: an in-use rule may be `EXISTS a OR EXISTS b`, and NOT must cover all of it.
+    const guard = hooks.inUse ? not(sql`(${hooks.inUse(id, ctx.tenant.id)})`) : undefined;
     try {
       await ctx.db.batch([
         ctx.db.delete(table).where(and(byTenantId(table, ctx, id), guard)),
