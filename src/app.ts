@@ -26,6 +26,7 @@ import { couponRoutes } from './routes/coupons/index';
 import { subscriptionRoutes } from './routes/subscriptions/index';
 import { subscriptionItemRoutes } from './routes/subscription-items/index';
 import { entitlementRoutes } from './routes/entitlements/index';
+import { invoiceRoutes } from './routes/invoices/index';
 import type { Context } from 'hono';
 
 export function buildApp() {
@@ -57,6 +58,7 @@ export function buildApp() {
     subscriptionRoutes,
     subscriptionItemRoutes,
     entitlementRoutes,
+    invoiceRoutes,
   ]) {
     app.route('/', routes);
   }

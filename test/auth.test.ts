@@ -269,6 +269,8 @@ describe('tenant isolation on every route', () => {
     const subscription = (await api(`/subscriptions/${draft.id}/activate`, { method: 'PUT', token: a.key, body: {} })).body;
     expect(subscription.status).toBe('active');
     const item = subscription.items[0];
+    const invoice = await make('/invoices', { customer: customer.id, positions: [{ name: 'A work', unitPrice: '10.00', taxRate: '19' }] });
+    const position = invoice.positions[0];
 
     // B's own catalogue, so that the sample bodies below are valid for B: the only reason to refuse them is A's id.
     const makeB = async (path: string, body: unknown) => {
@@ -322,6 +324,10 @@ describe('tenant isolation on every route', () => {
       '/entitlement/features/{id}': { id: feature.id },
       '/entitlement/feature-assignments/{id}': { id: assignment.id },
       '/customers/{id}/entitlements': { id: customer.id },
+      '/invoices/{id}': { id: invoice.id },
+      '/invoices/{id}/position-items': { id: invoice.id },
+      '/invoices/{id}/finalize': { id: invoice.id },
+      '/invoice-position-items/{id}': { id: position.id },
       '/subscription-items/{id}': { id: item.id },
       '/subscription-items/{id}/quantity': { id: item.id },
       '/subscription-items/{id}/cancel': { id: item.id },
@@ -404,6 +410,9 @@ describe('tenant isolation on every route', () => {
       'post /subscriptions/{id}/products': { products: [{ product: bProduct.id, pricePlan: bPricePlan.id }] },
       'post /subscriptions/{id}/comments': { text: 'Stolen' },
       'put /subscription-items/{id}': { name: 'Stolen' },
+      'put /invoices/{id}': { customer: bCustomer.id, positions: [] },
+      'post /invoices/{id}/position-items': { positions: [{ name: 'Stolen', unitPrice: '1', taxRate: '19' }] },
+      'put /invoice-position-items/{id}': { name: 'Stolen', unitPrice: '1', taxRate: '19' },
       'put /subscription-items/{id}/quantity': { quantity: '5' },
     };
 
@@ -432,6 +441,7 @@ describe('tenant isolation on every route', () => {
       subscription: (await api(`/subscriptions/${subscription.id}`, { token: a.key })).body,
       comments: (await api(`/subscriptions/${subscription.id}/comments`, { token: a.key })).body,
       entitled: (await api(`/customers/${customer.id}/entitlements?feature=a-sso`, { token: a.key })).body,
+      invoice: (await api(`/invoices/${invoice.id}`, { token: a.key })).body,
     });
     const before = await snapshot();
     // Every catalogue record of A is there to be compared (a 404 in the snapshot would hide a deletion).
@@ -462,6 +472,8 @@ describe('tenant isolation on every route', () => {
       assignment.id,
       subscription.id,
       item.id,
+      invoice.id,
+      position.id,
     ];
 
     const doc = (await api('/openapi.json')).body;

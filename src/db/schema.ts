@@ -225,8 +225,9 @@ export const customerSessions = sqliteTable(
 );
 
 /**
- * Billing documents. This issue only needs their existence (a customer with documents cannot be
- * deleted); the billing issue adds the remaining columns.
+ * Billing documents: invoices, credit notes, cancellations, refunds, reminders and dunning letters.
+ * Amounts are integer minor units of `currency_code`. A draft has no number; finalization assigns
+ * the next number of the type's range (`number_seq`, gap-free, allocated by the TenantObject).
  */
 export const invoices = sqliteTable(
   'invoices',
@@ -238,8 +239,151 @@ export const invoices = sqliteTable(
     status: text('status').notNull(),
     number: text('number'),
     createdAt: text('created_at').notNull(),
+    subscriptionId: text('subscription_id'),
+    currencyCode: text('currency_code').notNull().default('EUR'),
+    numberSeq: integer('number_seq'),
+    finalizationDate: text('finalization_date'),
+    dueDate: text('due_date'),
+    payDate: text('pay_date'),
+    lastSentAt: text('last_sent_at'),
+    lastReminderDate: text('last_reminder_date'),
+    dunningLevel: integer('dunning_level').notNull().default(0),
+    dunningStatus: text('dunning_status').notNull().default('none'),
+    dunningDisabled: integer('dunning_disabled', { mode: 'boolean' }).notNull().default(false),
+    invoiceAddress: text('invoice_address', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+    paymentMethodId: text('payment_method_id'),
+    referencedInvoiceId: text('referenced_invoice_id'),
+    internalNote: text('internal_note'),
+    title: text('title'),
+    introduction: text('introduction'),
+    closing: text('closing'),
+    netAmount: integer('net_amount').notNull().default(0),
+    taxAmount: integer('tax_amount').notNull().default(0),
+    grossAmount: integer('gross_amount').notNull().default(0),
+    discountAmount: integer('discount_amount').notNull().default(0),
+    paidAmount: integer('paid_amount').notNull().default(0),
+    taxBreakdown: text('tax_breakdown', { mode: 'json' }).$type<{ rate: string; category: string; taxableAmount: string; taxAmount: string }[] | null>(),
+    serviceDateFrom: text('service_date_from'),
+    serviceDateTo: text('service_date_to'),
+    sourceType: text('source_type').notNull().default('manual'),
+    customFields: text('custom_fields', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+    exchangeRates: text('exchange_rates', { mode: 'json' }).$type<Record<string, unknown>[] | null>(),
+    billingRunId: text('billing_run_id'),
+    documentKey: text('document_key'),
+    updatedAt: text('updated_at').notNull().default(''),
   },
-  (t) => [index('invoices_customer_idx').on(t.tenantId, t.customerId)],
+  (t) => [
+    index('invoices_customer_idx').on(t.tenantId, t.customerId),
+    index('invoices_status_idx').on(t.tenantId, t.status, t.createdAt),
+    index('invoices_subscription_idx').on(t.tenantId, t.subscriptionId),
+    // The number ranges: one per document type, never a number twice.
+    uniqueIndex('invoices_number_seq_uq').on(t.tenantId, t.type, t.numberSeq),
+  ],
+);
+
+/** Invoice lines; `parent_id` groups lines under a header (at most two levels). */
+export const invoicePositions = sqliteTable(
+  'invoice_positions',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    invoiceId: text('invoice_id').notNull(),
+    parentId: text('parent_id'),
+    sort: integer('sort').notNull(),
+    name: text('name').notNull(),
+    description: text('description'),
+    quantity: text('quantity').notNull(),
+    unitPrice: text('unit_price').notNull(),
+    discountAmount: integer('discount_amount').notNull(),
+    netAmount: integer('net_amount').notNull(),
+    taxRate: text('tax_rate').notNull(),
+    taxCategory: text('tax_category').notNull(),
+    taxNote: text('tax_note'),
+    serviceFrom: text('service_from'),
+    serviceTo: text('service_to'),
+    kind: text('kind').notNull(),
+    productId: text('product_id'),
+    subscriptionItemId: text('subscription_item_id'),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [index('invoice_positions_invoice_idx').on(t.tenantId, t.invoiceId, t.sort)],
+);
+
+/**
+ * What billing runs have billed: one row per (subscription item, period start, kind), written in the
+ * same batch as the invoice that bills it. The UNIQUE key is what makes billing exactly-once.
+ */
+export const billingLedger = sqliteTable(
+  'billing_ledger',
+  {
+    tenantId: text('tenant_id').notNull(),
+    subscriptionItemId: text('subscription_item_id').notNull(),
+    periodStart: text('period_start').notNull(),
+    kind: text('kind').notNull(),
+    periodEnd: text('period_end'),
+    invoiceId: text('invoice_id').notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.subscriptionItemId, t.periodStart, t.kind] }), index('billing_ledger_invoice_idx').on(t.tenantId, t.invoiceId)],
+);
+
+export const invoicePayments = sqliteTable(
+  'invoice_payments',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    invoiceId: text('invoice_id').notNull(),
+    amount: integer('amount').notNull(),
+    paymentDate: text('payment_date').notNull(),
+    description: text('description'),
+    paymentMethod: text('payment_method'),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [index('invoice_payments_invoice_idx').on(t.tenantId, t.invoiceId)],
+);
+
+export const invoiceComments = sqliteTable(
+  'invoice_comments',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    invoiceId: text('invoice_id').notNull(),
+    text: text('text').notNull(),
+    author: text('author'),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [index('invoice_comments_idx').on(t.tenantId, t.invoiceId, t.createdAt)],
+);
+
+export const billingRuns = sqliteTable(
+  'billing_runs',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    status: text('status', { enum: ['running', 'completed', 'failed'] }).notNull(),
+    asOf: text('as_of').notNull(),
+    trigger: text('trigger').notNull(),
+    itemsBilled: integer('items_billed').notNull(),
+    invoicesCreated: integer('invoices_created').notNull(),
+    errors: integer('errors').notNull(),
+    lastError: text('last_error'),
+    startedAt: text('started_at').notNull(),
+    finishedAt: text('finished_at'),
+  },
+  (t) => [index('billing_runs_tenant_idx').on(t.tenantId, t.startedAt)],
+);
+
+/** ECB euro reference rates: 1 EUR = `rate` units of `currency` on `date`. */
+export const exchangeRates = sqliteTable(
+  'exchange_rates',
+  {
+    date: text('date').notNull(),
+    currency: text('currency').notNull(),
+    rate: text('rate').notNull(),
+    source: text('source').notNull(),
+    importedAt: text('imported_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.date, t.currency] })],
 );
 
 /** Transactional outbox: written in the same batch as the change it announces (DESIGN §5). */

@@ -65,6 +65,17 @@ export const EVENT_CATALOGUE = {
   'feature.deleted': 'An entitlement feature was deleted.',
   'feature_assignment.created': 'A feature was assigned to a product or price plan.',
   'feature_assignment.deleted': 'A feature assignment was removed.',
+  'invoice.created': 'A draft document (invoice, credit note…) was created.',
+  'invoice.updated': 'A document changed (draft contents, note, address, dunning flag, payment).',
+  'invoice.deleted': 'A draft was deleted.',
+  'invoice.finalized': 'A document was finalized and got its number.',
+  'invoice.paid': 'A document was paid in full.',
+  'invoice.unpaid': 'A finalized document is waiting for payment.',
+  'invoice.canceled': 'An invoice was cancelled by a cancellation document.',
+  'invoice.credited': 'A credit note was issued against an invoice.',
+  'invoice.closed': 'A document was closed without (full) payment.',
+  'invoice.requires_approval': 'Billing created a draft that needs manual approval.',
+  'subscription.billed': 'A billing run billed a subscription.',
 } as const;
 
 export type EventType = keyof typeof EVENT_CATALOGUE;

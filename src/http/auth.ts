@@ -15,6 +15,8 @@ export interface AccessRule {
   access: Access;
   /** Route parameter naming a customer: a customer principal may use the route for itself only. */
   customerSelf?: string;
+  /** A customer principal may use the route; the handler restricts it to the customer's own records. */
+  customerScoped?: boolean;
 }
 
 function bearer(header: string | undefined): string | undefined {
@@ -79,6 +81,7 @@ export function authorize(rule: AccessRule): MiddlewareHandler<AppEnv> {
         throw ApiError.forbidden(`This API key lacks the permission "${rule.access}".`);
       }
     } else if (principal.kind === 'customer') {
+      if (rule.customerScoped) return next();
       if (!rule.customerSelf) throw ApiError.forbidden('This operation is not available to customer sessions.');
       // Another customer's id is reported like an unknown one, so ids cannot be probed.
       if (c.req.param(rule.customerSelf) !== principal.customerId) throw ApiError.notFound();

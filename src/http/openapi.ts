@@ -49,17 +49,17 @@ type Access = Permission | 'public' | 'admin';
  * Idempotency-Key handling) is attached here, so no route can be registered without it.
  */
 export function defineRoute<const R extends Omit<RouteConfig, 'middleware' | 'security'>>(
-  config: R & { access: Access; customerSelf?: string },
+  config: R & { access: Access; customerSelf?: string; customerScoped?: boolean },
 ) {
-  const { access, customerSelf, ...rest } = config;
-  const middleware: MiddlewareHandler<AppEnv>[] = [authorize({ access, customerSelf })];
+  const { access, customerSelf, customerScoped, ...rest } = config;
+  const middleware: MiddlewareHandler<AppEnv>[] = [authorize({ access, customerSelf, customerScoped })];
   if (rest.method === 'post' || rest.method === 'put') middleware.push(idempotency);
   const route = {
     ...rest,
     middleware,
     security: access === 'public' ? [] : [{ bearerAuth: [] }],
     'x-permission': access,
-    ...(customerSelf ? { 'x-customer-access': 'self' } : {}),
+    ...(customerSelf ? { 'x-customer-access': 'self' } : customerScoped ? { 'x-customer-access': 'own records' } : {}),
     responses: { ...ERROR_RESPONSES, ...rest.responses },
   };
   return createRoute(route as unknown as R & { middleware: MiddlewareHandler<AppEnv>[]; path: R['path'] }) as unknown as R & {

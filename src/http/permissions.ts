@@ -22,6 +22,7 @@ export const PERMISSION_RESOURCES = [
   'subscription',
   'feature',
   'entitlement',
+  'invoice',
 ] as const;
 
 export type PermissionResource = (typeof PERMISSION_RESOURCES)[number];

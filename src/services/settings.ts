@@ -38,6 +38,11 @@ export const SETTING_DEFINITIONS = {
     default: 'RE-{year}-{number:5}',
     description: 'Format of invoice numbers: {number}, {year}, {month}, {day}, {customerNumber}; {number:5} pads to 5 digits.',
   },
+  'credit.numberFormat': { schema: numberFormat, default: 'GS-{year}-{number:5}', description: 'Format of credit note numbers.' },
+  'cancellation.numberFormat': { schema: numberFormat, default: 'ST-{year}-{number:5}', description: 'Format of cancellation document numbers.' },
+  'refund.numberFormat': { schema: numberFormat, default: 'RF-{year}-{number:5}', description: 'Format of refund numbers.' },
+  'reminder.numberFormat': { schema: numberFormat, default: 'ER-{year}-{number:5}', description: 'Format of payment reminder numbers.' },
+  'dunningLetter.numberFormat': { schema: numberFormat, default: 'MA-{year}-{number:5}', description: 'Format of dunning letter numbers.' },
   'invoice.paymentTermDays': {
     schema: z.number().int().min(0).max(365),
     default: 14,
