@@ -326,7 +326,11 @@ describe('tenant isolation on every route', () => {
       '/customers/{id}/entitlements': { id: customer.id },
       '/invoices/{id}': { id: invoice.id },
       '/invoices/{id}/position-items': { id: invoice.id },
-      '/invoices/{id}/finalize': { id: invoice.id },
+      ...Object.fromEntries(
+        ['finalize', 'payments', 'cancel', 'credit', 'duplicate', 'close', 'dunning', 'note', 'address', 'payment-method', 'resend', 'comments', 'preview', 'download-link'].map(
+          (op) => [`/invoices/{id}/${op}`, { id: invoice.id }],
+        ),
+      ),
       '/invoice-position-items/{id}': { id: position.id },
       '/subscription-items/{id}': { id: item.id },
       '/subscription-items/{id}/quantity': { id: item.id },
@@ -413,6 +417,13 @@ describe('tenant isolation on every route', () => {
       'put /invoices/{id}': { customer: bCustomer.id, positions: [] },
       'post /invoices/{id}/position-items': { positions: [{ name: 'Stolen', unitPrice: '1', taxRate: '19' }] },
       'put /invoice-position-items/{id}': { name: 'Stolen', unitPrice: '1', taxRate: '19' },
+      'post /invoices/{id}/payments': { amount: '1.00', paymentDate: '2026-01-01T00:00:00Z' },
+      'post /invoices/{id}/credit': { positions: [{ name: 'Stolen', unitPrice: '1', taxRate: '19' }] },
+      'put /invoices/{id}/dunning': { dunningDisabled: true },
+      'put /invoices/{id}/note': { internalNote: 'Stolen' },
+      'put /invoices/{id}/address': { address: null },
+      'post /invoices/{id}/payment-method': { paymentMethod: null },
+      'post /invoices/{id}/comments': { text: 'Stolen' },
       'put /subscription-items/{id}/quantity': { quantity: '5' },
     };
 

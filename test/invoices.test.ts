@@ -169,3 +169,104 @@ describe('reading invoices', () => {
     expect((await api('/invoices', { token: await keyWith(t, ['invoice:read']) })).status).toBe(200);
   });
 });
+
+async function finalized(t: TestTenant, customerId: string, positions: unknown[]) {
+  const d = await draft(t, customerId, positions);
+  const f = await api(`/invoices/${d.id}/finalize`, { method: 'POST', token: t.key });
+  expect(f.status, JSON.stringify(f.body)).toBe(200);
+  return f.body;
+}
+
+describe('payments, cancellation, credit notes', () => {
+  it('takes partial payments until paid, refuses overpayment', async () => {
+    const t = await createTenant();
+    const c = await createCustomer(t);
+    const inv = await finalized(t, c.id, [line('100.00')]); // 119.00 gross
+    const first = await api(`/invoices/${inv.id}/payments`, { token: t.key, body: { amount: '50.00', paymentDate: '2026-01-05T00:00:00Z' } });
+    expect(first.body).toMatchObject({ status: 'STATUS_UNPAID', unpaidAmount: { amount: '69.00', currencyCode: 'EUR' } });
+    const over = await api(`/invoices/${inv.id}/payments`, { token: t.key, body: { amount: '69.01', paymentDate: '2026-01-06T00:00:00Z' } });
+    expect(violations(over)).toEqual(['amount: overpayment']);
+    expect(violations(await api(`/invoices/${inv.id}/payments`, { token: t.key, body: { amount: '1.001', paymentDate: '2026-01-06T00:00:00Z' } }))).toEqual([
+      'amount: too_many_decimals',
+    ]);
+    const rest = await api(`/invoices/${inv.id}/payments`, { token: t.key, body: { amount: '69.00', paymentDate: '2026-01-07T00:00:00Z' } });
+    expect(rest.body).toMatchObject({ status: 'STATUS_PAID', payDate: '2026-01-07T00:00:00.000Z', unpaidAmount: { amount: '0.00' } });
+    expect((await api(`/invoices/${inv.id}/payments`, { token: t.key, body: { amount: '1.00', paymentDate: '2026-01-08T00:00:00Z' } })).status).toBe(409);
+    const paidEvents = await env.DB.prepare(`SELECT count(*) AS n FROM events WHERE tenant_id = ? AND type = 'invoice.paid'`).bind(t.id).first();
+    expect(paidEvents).toEqual({ n: 1 });
+  });
+
+  it('cancels with a numbered cancellation document that reverses every line', async () => {
+    const t = await createTenant();
+    await api('/test-clock', { method: 'PUT', token: t.key, body: { now: '2026-05-01T10:00:00Z' } });
+    const c = await createCustomer(t);
+    const inv = await finalized(t, c.id, [line('10.00', '3'), line('5.00', '1', '7')]); // 30 + 5.70 + 5 + 0.35 = 41.05
+    const res = await api(`/invoices/${inv.id}/cancel`, { token: t.key, method: 'POST' });
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('STATUS_CANCELLED');
+    expect(res.body.cancellationDocument.number).toBe('ST-2026-00001');
+    const doc = (await api(`/invoices/${res.body.cancellationDocument.id}`, { token: t.key })).body;
+    expect(doc).toMatchObject({ type: 'TYPE_CANCEL', referencedInvoice: inv.id, grossAmount: { amount: '-41.05' }, netAmount: { amount: '-35.00' }, taxAmount: { amount: '-6.05' } });
+    expect(doc.positions.map((p: any) => [p.quantity, p.netAmount.amount])).toEqual([
+      ['-3', '-30.00'],
+      ['-1', '-5.00'],
+    ]);
+    expect((await api(`/invoices/${inv.id}/cancel`, { token: t.key, method: 'POST' })).status).toBe(409);
+  });
+
+  it('credits parts and never more than what is left', async () => {
+    const t = await createTenant();
+    const c = await createCustomer(t);
+    const inv = await finalized(t, c.id, [line('100.00')]); // 119.00
+    const part = await api(`/invoices/${inv.id}/credit`, { token: t.key, body: { positions: [line('40.00')], reason: 'Goodwill' } });
+    expect(part.status).toBe(200);
+    expect(part.body).toMatchObject({ type: 'TYPE_CREDIT', number: 'GS-' + new Date().getUTCFullYear() + '-00001', grossAmount: { amount: '-47.60' } });
+    const tooMuch = await api(`/invoices/${inv.id}/credit`, { token: t.key, body: { positions: [line('60.01')] } });
+    expect(violations(tooMuch)).toEqual(['positions: exceeds_creditable']);
+    const rest = await api(`/invoices/${inv.id}/credit`, { token: t.key, body: {} });
+    expect(rest.status).toBe(422); // the rest is not "every line" once a part was credited: give positions
+    const exact = await api(`/invoices/${inv.id}/credit`, { token: t.key, body: { positions: [line('60.00')] } });
+    expect(exact.body.grossAmount.amount).toBe('-71.40');
+    expect((await api(`/invoices/${inv.id}`, { token: t.key })).body.status).toBe('STATUS_CLOSED');
+    expect(violations(await api(`/invoices/${inv.id}/credit`, { token: t.key, body: { positions: [line('0.01')] } }))).toEqual(['positions: exceeds_creditable']);
+  });
+});
+
+describe('other operations', () => {
+  it('closes, toggles dunning, sets notes, duplicates, comments, previews and resends', async () => {
+    const t = await createTenant();
+    const c = await createCustomer(t, { invoiceEmail: 'ap@example.com' });
+    const inv = await finalized(t, c.id, [line('10.00')]);
+    expect((await api(`/invoices/${inv.id}/dunning`, { method: 'PUT', token: t.key, body: { dunningDisabled: true } })).body.dunningDisabled).toBe(true);
+    expect((await api(`/invoices/${inv.id}/note`, { method: 'PUT', token: t.key, body: { internalNote: 'Called' } })).body.internalNote).toBe('Called');
+    const copy = await api(`/invoices/${inv.id}/duplicate`, { token: t.key, method: 'POST' });
+    expect(copy.body).toMatchObject({ status: 'STATUS_DRAFT', number: null, grossAmount: { amount: '11.90' } });
+    expect((await api(`/invoices/${inv.id}/comments`, { token: t.key, body: { text: 'Reminder sent' } })).status).toBe(201);
+    expect((await api(`/invoices/${inv.id}/comments`, { token: t.key })).body.data.map((x: any) => x.text)).toEqual(['Reminder sent']);
+    expect((await api(`/invoices/${copy.body.id}/preview`, { token: t.key })).body.grossAmount.amount).toBe('11.90');
+    const sent = await api(`/invoices/${inv.id}/resend`, { token: t.key, method: 'POST' });
+    expect(sent.body.lastSentAt).toEqual(expect.any(String));
+    const mail = await env.DB.prepare('SELECT "to", subject FROM outgoing_mails WHERE tenant_id = ?').bind(t.id).first();
+    expect(mail).toEqual({ to: 'ap@example.com', subject: inv.number });
+    const closed = await api(`/invoices/${inv.id}/close`, { method: 'PUT', token: t.key });
+    expect(closed.body.status).toBe('STATUS_CLOSED');
+    expect((await api(`/invoices/${inv.id}/close`, { method: 'PUT', token: t.key })).status).toBe(409);
+    expect((await api(`/invoices/${copy.body.id}/resend`, { token: t.key, method: 'POST' })).status).toBe(409);
+  });
+
+  it('hands out signed, expiring download links to the stored document', async () => {
+    const t = await createTenant();
+    const c = await createCustomer(t);
+    const inv = await finalized(t, c.id, [line('10.00')]);
+    const link = await api(`/invoices/${inv.id}/download-link?secondsValid=60`, { method: 'PUT', token: t.key });
+    expect(link.status).toBe(200);
+    const url = new URL(link.body.url);
+    const doc = await api(`${url.pathname}${url.search}`);
+    expect(doc.status).toBe(200);
+    expect(doc.body.number).toBe(inv.number);
+    const tampered = url.search.replace(/signature=[0-9a-f]/, (m) => (m.endsWith('0') ? m.slice(0, -1) + '1' : m.slice(0, -1) + '0'));
+    expect((await api(`${url.pathname}${tampered}`)).status).toBe(404);
+    const draftInv = await draft(t, c.id, [line('1')]);
+    expect((await api(`/invoices/${draftInv.id}/download-link`, { method: 'PUT', token: t.key })).status).toBe(409);
+  });
+});

@@ -373,6 +373,21 @@ export const billingRuns = sqliteTable(
   (t) => [index('billing_runs_tenant_idx').on(t.tenantId, t.startedAt)],
 );
 
+/** Mails the service sent through the local mail interface (the fake used in tests and development). */
+export const outgoingMails = sqliteTable(
+  'outgoing_mails',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    to: text('to').notNull(),
+    subject: text('subject').notNull(),
+    body: text('body').notNull(),
+    attachmentKey: text('attachment_key'),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [index('outgoing_mails_tenant_idx').on(t.tenantId, t.createdAt)],
+);
+
 /** ECB euro reference rates: 1 EUR = `rate` units of `currency` on `date`. */
 export const exchangeRates = sqliteTable(
   'exchange_rates',

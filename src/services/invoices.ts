@@ -331,7 +331,7 @@ export async function buildPositions(
       description: p.description,
       quantity: p.quantity,
       unitPrice: p.unitPrice,
-      discountAmount: toMinorUnitsSafe(new Dec(net.discount).abs().toString(), currency),
+      discountAmount: toMinorUnitsSafe(net.discount, currency),
       netAmount: toMinorUnitsSafe(net.net, currency),
       taxRate: taxRate!,
       taxCategory,
@@ -575,7 +575,9 @@ export async function finalizeInvoice(ctx: ServiceContext, id: string, dueDate: 
   const settings = await loadSettings(ctx.db, ctx.tenant.id);
   const nowIso = ctx.now.toISOString();
   const due = dueDate ? new Date(dueDate).toISOString() : new Date(ctx.now.getTime() + settings['invoice.paymentTermDays'] * 86_400_000).toISOString();
+  // Reversing documents (negative totals) are settled against the invoice they reverse.
   const paid = before.row.grossAmount <= before.row.paidAmount;
+  const announcePaid = paid && before.row.grossAmount > 0;
   const changes: Partial<InvoiceRow> = {
     status: paid ? 'STATUS_PAID' : 'STATUS_UNPAID',
     finalizationDate: nowIso,
@@ -584,7 +586,7 @@ export async function finalizeInvoice(ctx: ServiceContext, id: string, dueDate: 
     updatedAt: nextUpdatedAt(ctx, before.row),
   };
   const after = renderLoaded({ ...before, row: { ...before.row, ...changes, number: '{number}' } });
-  const eventRows = [...extraEvents, 'invoice.finalized' as const, ...(paid ? (['invoice.paid'] as const) : [])].map((type) => ({
+  const eventRows = [...extraEvents, 'invoice.finalized' as const, ...(announcePaid ? (['invoice.paid'] as const) : paid ? [] : (['invoice.unpaid'] as const))].map((type) => ({
     id: newId(),
     type,
     version: EVENT_VERSION,

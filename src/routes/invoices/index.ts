@@ -4,6 +4,9 @@ import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '..
 import { collectionSchema, paginationQuery, sortDirection } from '../../http/pagination';
 import { currencyCode, customFieldValues, idParam, optionalText, requiredText, timestamp } from '../../http/schemas';
 import * as invoices from '../../services/invoices';
+import * as ops from '../../services/invoice-operations';
+import { timingSafeEqual } from '../../lib/crypto';
+import { systemNow } from '../../lib/clock';
 import { ApiError } from '../../http/errors';
 
 const tags = ['Invoices'];
@@ -277,5 +280,174 @@ invoiceRoutes.openapi(
   async (c) => {
     const body = (c.req.valid('json') as { dueDate?: string | null } | undefined) ?? {};
     return c.json((await invoices.finalizeInvoice(serviceContext(c), c.req.valid('param').id, body.dueDate ?? null)) as never, 200);
+  },
+);
+
+// ── Operations on documents ──────────────────────────────────────────────────────────────────
+
+const documentOp = (method: 'post' | 'put', path: string, summary: string, body: z.ZodTypeAny | null, description?: string) =>
+  defineRoute({
+    method,
+    path: `/invoices/{id}/${path}`,
+    access: 'invoice:write',
+    tags,
+    summary,
+    description,
+    request: body ? { params, body: jsonBody(body) } : { params },
+    responses: { 200: jsonResponse(InvoiceSchema, 'The document') },
+  });
+
+invoiceRoutes.openapi(
+  documentOp(
+    'post',
+    'payments',
+    'Record a payment (partial payments allowed)',
+    z.strictObject({ amount: z.string().regex(/^\d{1,15}(\.\d{1,4})?$/, 'Must be a decimal string.'), paymentDate: timestamp, description: optionalText(1, 255), paymentMethod: optionalText(1, 64) }).openapi('InvoicePayment'),
+    'Fully paid → STATUS_PAID and invoice.paid. A payment above the unpaid amount is refused (422).',
+  ),
+  async (c) => c.json((await ops.addPayment(serviceContext(c), c.req.valid('param').id, c.req.valid('json' as never) as ops.PaymentInput)) as never, 200),
+);
+
+invoiceRoutes.openapi(
+  documentOp('post', 'cancel', 'Cancel a finalized invoice with a numbered cancellation document', null, 'The cancellation (TYPE_CANCEL) reverses every line and gets a number of its own range.'),
+  async (c) => c.json((await ops.cancelInvoice(serviceContext(c), c.req.valid('param').id)) as never, 200),
+);
+
+invoiceRoutes.openapi(
+  documentOp(
+    'post',
+    'credit',
+    'Issue a credit note against an invoice',
+    z
+      .strictObject({ positions: z.array(PositionInputSchema).max(200).nullable().optional(), reason: optionalText(1, 255), comment: optionalText(1, 2000) })
+      .openapi('InvoiceCredit'),
+    'Credits the given positions (positive amounts), or everything not yet credited. Never more than the remaining creditable amount (422).',
+  ),
+  async (c) => {
+    const b = c.req.valid('json' as never) as { positions?: ops.CreditInput['positions']; reason: string | null; comment: string | null };
+    return c.json((await ops.creditInvoice(serviceContext(c), c.req.valid('param').id, { positions: b.positions ?? null, reason: b.reason, comment: b.comment })) as never, 200);
+  },
+);
+
+invoiceRoutes.openapi(documentOp('post', 'duplicate', 'Copy a document into a new draft', null), async (c) =>
+  c.json((await ops.duplicateInvoice(serviceContext(c), c.req.valid('param').id)) as never, 200),
+);
+
+invoiceRoutes.openapi(documentOp('put', 'close', 'Close an unpaid document (no further payment expected)', null), async (c) =>
+  c.json((await ops.closeInvoice(serviceContext(c), c.req.valid('param').id)) as never, 200),
+);
+
+invoiceRoutes.openapi(
+  documentOp('put', 'dunning', 'Exclude an unpaid document from dunning, or include it again', z.strictObject({ dunningDisabled: z.boolean() }).openapi('InvoiceDunning')),
+  async (c) => c.json((await ops.setDunning(serviceContext(c), c.req.valid('param').id, (c.req.valid('json' as never) as { dunningDisabled: boolean }).dunningDisabled)) as never, 200),
+);
+
+invoiceRoutes.openapi(
+  documentOp('put', 'note', 'Set the internal note', z.strictObject({ internalNote: optionalText(1, 10_000) }).openapi('InvoiceNote')),
+  async (c) => c.json((await ops.setNote(serviceContext(c), c.req.valid('param').id, c.req.valid('json' as never) as { internalNote: string | null })) as never, 200),
+);
+
+invoiceRoutes.openapi(
+  documentOp('put', 'address', "Set a draft's address (null: the customer's billing address)", z.strictObject({ address: z.string().min(1).max(64).nullable() }).openapi('InvoiceAddress')),
+  async (c) => c.json((await ops.setAddress(serviceContext(c), c.req.valid('param').id, (c.req.valid('json' as never) as { address: string | null }).address)) as never, 200),
+);
+
+invoiceRoutes.openapi(
+  documentOp('post', 'payment-method', 'Set the payment method', z.strictObject({ paymentMethod: z.string().min(1).max(64).nullable() }).openapi('InvoicePaymentMethod')),
+  async (c) =>
+    c.json((await ops.setPaymentMethod(serviceContext(c), c.req.valid('param').id, (c.req.valid('json' as never) as { paymentMethod: string | null }).paymentMethod)) as never, 200),
+);
+
+invoiceRoutes.openapi(documentOp('post', 'resend', 'Send the document to the customer again', null, 'Through the mail interface; records lastSentAt.'), async (c) => {
+  const ctx = serviceContext(c);
+  return c.json((await ops.resendInvoice(ctx, c.req.valid('param').id, new ops.OutboxMailer(ctx.db, ctx.now))) as never, 200);
+});
+
+const CommentSchema = z.object({ id: z.string(), text: z.string(), author: z.string().nullable(), createdAt: z.string() }).openapi('InvoiceComment');
+
+invoiceRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/invoices/{id}/comments',
+    access: 'invoice:write',
+    tags,
+    summary: 'Add a comment',
+    request: { params, body: jsonBody(z.strictObject({ text: z.string().trim().min(1).max(10_000), author: optionalText(1, 255) }).openapi('InvoiceCommentWrite')) },
+    responses: { 201: jsonResponse(CommentSchema, 'The comment') },
+  }),
+  async (c) => {
+    const b = c.req.valid('json');
+    return c.json(await ops.addComment(serviceContext(c), c.req.valid('param').id, b.text, b.author), 201);
+  },
+);
+
+invoiceRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/invoices/{id}/comments',
+    access: 'invoice:read',
+    tags,
+    summary: 'List comments',
+    request: { params, query: z.object(paginationQuery) },
+    responses: { 200: jsonResponse(collectionSchema(CommentSchema, 'InvoiceCommentCollection'), 'Comments') },
+  }),
+  async (c) => c.json(await ops.listComments(serviceContext(c), c.req.valid('param').id, c.req.valid('query')), 200),
+);
+
+invoiceRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/invoices/{id}/preview',
+    access: 'invoice:read',
+    tags,
+    summary: 'The document as it would be rendered now (computed, not stored)',
+    request: { params },
+    responses: { 200: jsonResponse(InvoiceSchema, 'The rendition') },
+  }),
+  async (c) => c.json(invoices.renderLoaded(await invoices.loadInvoice(serviceContext(c), c.req.valid('param').id)) as never, 200),
+);
+
+invoiceRoutes.openapi(
+  defineRoute({
+    method: 'put',
+    path: '/invoices/{id}/download-link',
+    access: 'invoice:read',
+    customerScoped: true,
+    tags,
+    summary: 'A signed, expiring link to the stored document',
+    description: 'Until PDF and EN16931 XML rendering arrive, the stored document is the JSON rendition.',
+    request: { params, query: z.object({ secondsValid: z.string().regex(/^\d{1,6}$/).transform(Number).pipe(z.number().int().min(10).max(604_800)).optional() }) },
+    responses: { 200: jsonResponse(z.object({ url: z.string(), expiresAt: z.string() }).openapi('DownloadLink'), 'The link') },
+  }),
+  async (c) => {
+    const ctx = serviceContext(c);
+    const id = c.req.valid('param').id;
+    if (customerScope(c)) await invoices.loadInvoice(ctx, id, customerScope(c));
+    return c.json(await ops.downloadLink(ctx, id, new URL(c.req.url).origin, c.req.valid('query').secondsValid ?? 3600), 200);
+  },
+);
+
+invoiceRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/public/documents/{key}',
+    access: 'public',
+    tags,
+    summary: 'Download a document through a signed link',
+    request: {
+      params: z.object({ key: z.string().min(1).max(512).openapi({ param: { name: 'key', in: 'path' } }) }),
+      query: z.object({ expires: z.string().regex(/^\d{1,12}$/), signature: z.string().regex(/^[0-9a-f]{64}$/) }),
+    },
+    responses: { 200: { description: 'The document' } },
+  }),
+  async (c) => {
+    const { key } = c.req.valid('param');
+    const { expires, signature } = c.req.valid('query');
+    const expected = await ops.signDocument(c.env.JWT_SECRET, key, Number(expires));
+    // Expiry is checked against the wall clock: links are infrastructure, not billing time.
+    if (!timingSafeEqual(expected, signature) || Number(expires) * 1000 < systemNow().getTime()) throw ApiError.notFound('Document');
+    const object = await c.env.DOCUMENTS.get(key);
+    if (!object) throw ApiError.notFound('Document');
+    return new Response(object.body, { headers: { 'Content-Type': object.httpMetadata?.contentType ?? 'application/octet-stream', 'Cache-Control': 'private, no-store' } }) as never;
   },
 );
