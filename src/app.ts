@@ -27,6 +27,7 @@ import { subscriptionRoutes } from './routes/subscriptions/index';
 import { subscriptionItemRoutes } from './routes/subscription-items/index';
 import { entitlementRoutes } from './routes/entitlements/index';
 import { invoiceRoutes } from './routes/invoices/index';
+import { billingRunRoutes } from './routes/billing-runs/index';
 import type { Context } from 'hono';
 
 export function buildApp() {
@@ -59,6 +60,7 @@ export function buildApp() {
     subscriptionItemRoutes,
     entitlementRoutes,
     invoiceRoutes,
+    billingRunRoutes,
   ]) {
     app.route('/', routes);
   }

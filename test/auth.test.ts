@@ -271,6 +271,8 @@ describe('tenant isolation on every route', () => {
     const item = subscription.items[0];
     const invoice = await make('/invoices', { customer: customer.id, positions: [{ name: 'A work', unitPrice: '10.00', taxRate: '19' }] });
     const position = invoice.positions[0];
+    const run = (await api('/billing-runs', { token: a.key, method: 'POST' })).body;
+    expect(run.id).toEqual(expect.any(String));
 
     // B's own catalogue, so that the sample bodies below are valid for B: the only reason to refuse them is A's id.
     const makeB = async (path: string, body: unknown) => {
@@ -327,11 +329,12 @@ describe('tenant isolation on every route', () => {
       '/invoices/{id}': { id: invoice.id },
       '/invoices/{id}/position-items': { id: invoice.id },
       ...Object.fromEntries(
-        ['finalize', 'payments', 'cancel', 'credit', 'duplicate', 'close', 'dunning', 'note', 'address', 'payment-method', 'resend', 'comments', 'preview', 'download-link'].map(
+        ['finalize', 'approve', 'payments', 'cancel', 'credit', 'duplicate', 'close', 'dunning', 'note', 'address', 'payment-method', 'resend', 'comments', 'preview', 'download-link'].map(
           (op) => [`/invoices/{id}/${op}`, { id: invoice.id }],
         ),
       ),
       '/invoice-position-items/{id}': { id: position.id },
+      '/billing-runs/{id}': { id: run.id },
       '/subscription-items/{id}': { id: item.id },
       '/subscription-items/{id}/quantity': { id: item.id },
       '/subscription-items/{id}/cancel': { id: item.id },
@@ -485,6 +488,7 @@ describe('tenant isolation on every route', () => {
       item.id,
       invoice.id,
       position.id,
+      run.id,
     ];
 
     const doc = (await api('/openapi.json')).body;

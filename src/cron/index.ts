@@ -1,6 +1,6 @@
-import { lt } from 'drizzle-orm';
+import { and, inArray, isNotNull, lt } from 'drizzle-orm';
 import { createDb } from '../db/client';
-import { idempotencyKeys, tenants } from '../db/schema';
+import { idempotencyKeys, subscriptions, tenants } from '../db/schema';
 import { sweepSubscriptions } from '../services/subscription-sweep';
 import type { Env } from '../env';
 import { systemNow, tenantNow } from '../lib/clock';
@@ -27,11 +27,24 @@ export async function sweepAllTenants(env: Env): Promise<number> {
   return changed;
 }
 
+/** Starts a billing run in the TenantObject of every tenant with live subscriptions; the objects work them through alarms. */
+export async function dispatchBilling(env: Env): Promise<number> {
+  const db = createDb(env.DB);
+  const due = await db
+    .selectDistinct({ tenantId: subscriptions.tenantId })
+    .from(subscriptions)
+    .where(and(inArray(subscriptions.status, ['active', 'paused', 'cancelled']), isNotNull(subscriptions.billingAnchor)));
+  for (const { tenantId } of due) await env.TENANT.getByName(tenantId).runBilling(tenantId, { trigger: 'cron', sync: false });
+  return due.length;
+}
+
 /** Dispatches cron triggers (wrangler.toml) to their jobs; later issues add billing, dunning and the outbox sweeper. */
 export async function runScheduled(controller: ScheduledController, env: Env): Promise<void> {
   if (controller.cron === '*/15 * * * *') {
     const changed = await sweepAllTenants(env);
     console.log(JSON.stringify({ level: 'info', job: 'subscription-sweep', changed }));
+    const dispatched = await dispatchBilling(env);
+    console.log(JSON.stringify({ level: 'info', job: 'billing-dispatch', tenants: dispatched }));
   }
   if (controller.cron === '0 3 * * *') {
     const purged = await purgeExpiredIdempotencyKeys(env);

@@ -23,6 +23,7 @@ export const PERMISSION_RESOURCES = [
   'feature',
   'entitlement',
   'invoice',
+  'billing-run',
 ] as const;
 
 export type PermissionResource = (typeof PERMISSION_RESOURCES)[number];

@@ -348,7 +348,9 @@ export async function buildPositions(
 }
 
 /** Totals of a set of positions (EN16931: tax per rate on the sum of the nets), in minor units. */
-export function totalsOf(positions: PositionRow[], currency: string) {
+export function totalsOf(all: PositionRow[], currency: string) {
+  // Header positions group lines (a subscription's name); they carry no amount.
+  const positions = all.filter((p) => p.kind !== 'header');
   const t = invoiceTotals(
     positions.map((p) => ({
       net: fromMinorUnits(p.netAmount, currency).toString(),

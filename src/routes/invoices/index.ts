@@ -329,6 +329,11 @@ invoiceRoutes.openapi(
   },
 );
 
+invoiceRoutes.openapi(
+  documentOp('post', 'approve', 'Approve a draft that needs manual approval: it is finalized', null),
+  async (c) => c.json((await invoices.finalizeInvoice(serviceContext(c), c.req.valid('param').id, null)) as never, 200),
+);
+
 invoiceRoutes.openapi(documentOp('post', 'duplicate', 'Copy a document into a new draft', null), async (c) =>
   c.json((await ops.duplicateInvoice(serviceContext(c), c.req.valid('param').id)) as never, 200),
 );

@@ -35,7 +35,8 @@ testClockRoutes.openapi(
     access: 'test-clock:write',
     tags,
     summary: 'Set the test clock',
-    description: 'The first setting may be any instant; after that the clock only moves forward. Every time the service uses for this tenant comes from it.',
+    description:
+      'The first setting may be any instant; after that the clock only moves forward. Every time the service uses for this tenant comes from it. Everything due up to the new time (subscription transitions, billing) happens before the answer.',
     request: { body: jsonBody(z.strictObject({ now: timestamp }).openapi('TestClockSet')) },
     responses: { 200: jsonResponse(TestClockSchema, 'The clock') },
   }),
@@ -44,6 +45,9 @@ testClockRoutes.openapi(
     // Everything that became due up to the new time happens before the answer (deterministic scenarios).
     const now = new Date(clock.now);
     const ctx = { ...serviceContext(c), tenant: { ...c.var.tenant, testClockNow: clock.now }, now };
+    for (let more = true; more; ) more = (await sweepSubscriptions(ctx)).more;
+    await c.env.TENANT.getByName(c.var.tenant.id).runBilling(c.var.tenant.id, { trigger: 'test_clock', sync: true, asOf: clock.now });
+    // Transitions that billing made due (a cancellation after the last billed period) follow it.
     for (let more = true; more; ) more = (await sweepSubscriptions(ctx)).more;
     return c.json(clock, 200);
   },

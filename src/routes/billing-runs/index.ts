@@ -1,0 +1,63 @@
+import { z } from '@hono/zod-openapi';
+import { serviceContext } from '../../http/context';
+import { createRouter, defineRoute, jsonResponse } from '../../http/openapi';
+import { collectionSchema, paginationQuery } from '../../http/pagination';
+import { idParam } from '../../http/schemas';
+import { getRun, listRuns } from '../../services/billing-runs';
+
+const RunSchema = z
+  .object({
+    id: z.string(),
+    status: z.enum(['running', 'completed', 'failed']),
+    asOf: z.string(),
+    trigger: z.string(),
+    itemsBilled: z.number().int(),
+    invoicesCreated: z.number().int(),
+    errors: z.number().int(),
+    lastError: z.string().nullable(),
+    startedAt: z.string(),
+    finishedAt: z.string().nullable(),
+  })
+  .openapi('BillingRun');
+
+const tags = ['Billing runs'];
+export const billingRunRoutes = createRouter();
+
+billingRunRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/billing-runs',
+    access: 'billing-run:read',
+    tags,
+    summary: 'List billing runs with their counts',
+    request: { query: z.object(paginationQuery) },
+    responses: { 200: jsonResponse(collectionSchema(RunSchema, 'BillingRunCollection'), 'Runs') },
+  }),
+  async (c) => c.json(await listRuns(serviceContext(c), c.req.valid('query')), 200),
+);
+
+billingRunRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/billing-runs',
+    access: 'billing-run:write',
+    tags,
+    summary: 'Start a billing run now',
+    description: 'Bills everything due up to now; large runs continue in the background (poll GET /billing-runs/{id}).',
+    responses: { 202: jsonResponse(RunSchema, 'The run') },
+  }),
+  async (c) => c.json(await c.env.TENANT.getByName(c.var.tenant.id).runBilling(c.var.tenant.id, { trigger: 'api', sync: false }), 202),
+);
+
+billingRunRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/billing-runs/{id}',
+    access: 'billing-run:read',
+    tags,
+    summary: 'Get a billing run',
+    request: { params: z.object({ id: idParam('id', 'Billing run id') }) },
+    responses: { 200: jsonResponse(RunSchema, 'The run') },
+  }),
+  async (c) => c.json(await getRun(serviceContext(c), c.req.valid('param').id), 200),
+);
