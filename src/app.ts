@@ -28,6 +28,7 @@ import { subscriptionItemRoutes } from './routes/subscription-items/index';
 import { entitlementRoutes } from './routes/entitlements/index';
 import { invoiceRoutes } from './routes/invoices/index';
 import { billingRunRoutes } from './routes/billing-runs/index';
+import { exchangeRateRoutes } from './routes/exchange-rates/index';
 import type { Context } from 'hono';
 
 export function buildApp() {
@@ -61,6 +62,7 @@ export function buildApp() {
     entitlementRoutes,
     invoiceRoutes,
     billingRunRoutes,
+    exchangeRateRoutes,
   ]) {
     app.route('/', routes);
   }

@@ -11,6 +11,8 @@ export interface Env {
   VAT_CHECKER?: string;
   /** Comma-separated VAT ids the fake VAT checker reports as unregistered. */
   FAKE_VIES_UNREGISTERED?: string;
+  /** `ecb` (production) or anything else for the built-in fixture feed. */
+  RATE_SOURCE?: string;
   ACCESS_TOKEN_TTL_SECONDS?: string;
   REFRESH_TOKEN_TTL_SECONDS?: string;
 }

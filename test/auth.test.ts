@@ -364,6 +364,7 @@ describe('tenant isolation on every route', () => {
     const queries: Record<string, string> = {
       '/tax-groups/{id}/rate': 'customerCountry=FR&date=2026-01-01',
       '/customers/{id}/entitlements': 'feature=a-sso',
+      '/exchange-rates': 'date=2026-01-01',
     };
     // B's own parent with A's child id must not reach A's child either.
     const crossParent: Record<string, Record<string, string>> = {
@@ -510,7 +511,7 @@ describe('tenant isolation on every route', () => {
             checked++;
           }
         } else if (method === 'get') {
-          const res = await api(path, { token: b.key });
+          const res = await api(queries[path] ? `${path}?${queries[path]}` : path, { token: b.key });
           expect(res.status, label).toBe(200);
           const text = JSON.stringify(res.body);
           for (const id of aIds) expect(text, `${label} leaks ${id}`).not.toContain(id);

@@ -2,6 +2,7 @@ import { and, inArray, isNotNull, lt } from 'drizzle-orm';
 import { createDb } from '../db/client';
 import { idempotencyKeys, subscriptions, tenants } from '../db/schema';
 import { sweepSubscriptions } from '../services/subscription-sweep';
+import { importRates, rateSource } from '../services/exchange-rates';
 import type { Env } from '../env';
 import { systemNow, tenantNow } from '../lib/clock';
 
@@ -47,6 +48,12 @@ export async function runScheduled(controller: ScheduledController, env: Env): P
     console.log(JSON.stringify({ level: 'info', job: 'billing-dispatch', tenants: dispatched }));
   }
   if (controller.cron === '0 3 * * *') {
+    try {
+      const imported = await importRates(createDb(env.DB), rateSource(env), systemNow());
+      console.log(JSON.stringify({ level: 'info', job: 'exchange-rates', imported }));
+    } catch (err) {
+      console.error(JSON.stringify({ level: 'error', job: 'exchange-rates', message: String(err) }));
+    }
     const purged = await purgeExpiredIdempotencyKeys(env);
     console.log(JSON.stringify({ level: 'info', job: 'purge-idempotency-keys', purged }));
   }
