@@ -356,6 +356,7 @@ describe('tenant isolation on every route', () => {
           '/products',
           '/comments',
           '/estimated-amount',
+          '/estimated-invoice',
           '/entitlements',
         ].map((suffix) => [`/subscriptions/{id}${suffix}`, { id: subscription.id }]),
       ),

@@ -4,7 +4,7 @@ import { applyCoupons } from '../billing/discounts';
 import { parseDuration } from '../billing/durations';
 import { lineNet } from '../billing/invoice-totals';
 import { Dec, fromMinorUnits, toMinorUnitsSafe } from '../billing/money';
-import { billingGroupStepOptions, periodAt, prorationFactor } from '../billing/periods';
+import { addDuration, billingGroupStepOptions, periodAt, prorationFactor } from '../billing/periods';
 import { priceFor } from '../billing/pricing';
 import { resolveTax, TaxRateUnavailableError } from '../billing/tax';
 import { isUniqueViolation } from '../db/client';
@@ -27,7 +27,7 @@ import { newId } from '../lib/ids';
 import { billingAddress, finalizeInvoice, renderInvoice, totalsOf, type InvoiceRow, type PositionRow } from './invoices';
 import { pricingOf } from './price-plans';
 import { loadSettings } from './settings';
-import { customerTimeZone, loadSubscription, type ItemAggregate, type SubscriptionAggregate } from './subscriptions';
+import { customerTimeZone, loadSubscription, renderSubscription, type ItemAggregate, type SubscriptionAggregate } from './subscriptions';
 import { taxOverrides } from './taxes';
 import { aggregateUsage } from './usage';
 
@@ -87,6 +87,21 @@ export async function planSubscription(ctx: ServiceContext, agg: SubscriptionAgg
     if (!interval) continue;
     const itemAnchor = itemStart > anchor ? itemStart : anchor;
     let cursor = item.lastBilledTo ? new Date(item.lastBilledTo) : itemAnchor;
+    // A billing group moves the anchor to its day: the time from activation (after any trial) up
+    // to that day is a partial period, prorated by days when the price plan says so.
+    const startedAt = new Date(s.trialEndsOn ?? s.activatedAt ?? s.billingAnchor);
+    const usageItem = price.type === 'metered' || price.type === 'instant_metered';
+    if (!item.lastBilledTo && agg.billingGroup && startedAt < itemAnchor && itemStart <= anchor && !usageItem && price.proRata) {
+      const full = { start: addDuration(itemAnchor, interval, -1, tz, steps), end: itemAnchor };
+      const factor = prorationFactor(full, { start: startedAt, end: itemAnchor }, tz);
+      const due = price.payInAdvance ? startedAt <= asOf : itemAnchor <= asOf;
+      if (due && factor.usedDays > 0 && (!end || startedAt < end)) {
+        lines.push(line(item, 'recurring', startedAt, itemAnchor, item.quantity, price, factor, item.name));
+        cursor = itemAnchor;
+      } else if (!due) {
+        continue;
+      }
+    }
     for (let guard = 0; guard < 240; guard++) {
       const p = periodAt(itemAnchor, interval, cursor, tz, steps);
       const start = p.start < cursor ? cursor : p.start;
@@ -167,26 +182,54 @@ export interface BillResult {
   skipped: 'nothing_due' | 'already_billed' | null;
 }
 
+/** The live subscriptions billed together with `first`: those of its customer in the same billing group. */
+async function billingUnit(ctx: ServiceContext, first: SubscriptionAggregate): Promise<SubscriptionAggregate[]> {
+  if (!first.row.billingGroupId) return [first];
+  const siblings = await ctx.db
+    .select({ id: subscriptions.id })
+    .from(subscriptions)
+    .where(
+      and(
+        eq(subscriptions.tenantId, ctx.tenant.id),
+        eq(subscriptions.customerId, first.row.customerId),
+        eq(subscriptions.billingGroupId, first.row.billingGroupId),
+        inArray(subscriptions.status, ['active', 'paused', 'cancelled']),
+        sql`${subscriptions.id} <> ${first.row.id}`,
+      ),
+    )
+    .orderBy(asc(subscriptions.id));
+  const others = [];
+  for (const { id } of siblings) others.push(await loadSubscription(ctx, id));
+  return [first, ...others];
+}
+
 /**
- * Bills what is due of one subscription at `asOf` as one invoice. The invoice, its positions, the
- * ledger rows (UNIQUE per item, period start and kind), the items' billing state and the events
- * are one D1 batch: a rerun, an overlapping run or a retry after a crash cannot bill anything twice.
+ * Composes the invoice for what is due at `asOf` of a subscription and the customer's other
+ * subscriptions in the same billing group, each subscription's lines under a header with its name:
+ * item price → coupon discount → tax, converted to the invoice currency. Writes nothing.
  */
-export async function billSubscription(ctx: ServiceContext, subscriptionId: string, asOf: Date, runId: string | null): Promise<BillResult> {
-  const agg = await loadSubscription(ctx, subscriptionId);
-  const priceIds = [...new Set(agg.items.map((i) => i.pricePlanId))];
-  const productIds = [...new Set(agg.items.map((i) => i.productId))];
+export async function composeInvoice(ctx: ServiceContext, subscriptionId: string, asOf: Date, runId: string | null) {
+  const unit = await billingUnit(ctx, await loadSubscription(ctx, subscriptionId));
+  const allItems = unit.flatMap((a) => a.items);
+  const priceIds = [...new Set(allItems.map((i) => i.pricePlanId))];
+  const productIds = [...new Set(allItems.map((i) => i.productId))];
   const [priceRows, productRows] = await ctx.db.batch([
     ctx.db.select().from(pricePlans).where(and(eq(pricePlans.tenantId, ctx.tenant.id), inArray(pricePlans.id, priceIds.length ? priceIds : ['']))),
     ctx.db.select().from(products).where(and(eq(products.tenantId, ctx.tenant.id), inArray(products.id, productIds.length ? productIds : ['']))),
   ]);
   const prices = new Map(priceRows.map((p) => [p.id, p]));
-  const lines = await planSubscription(ctx, agg, asOf, prices);
-  if (lines.length === 0) return { invoiceId: null, lines: 0, skipped: 'nothing_due' };
+  const planned: { agg: SubscriptionAggregate; lines: BillingLine[] }[] = [];
+  for (const agg of unit) {
+    const lines = await planSubscription(ctx, agg, asOf, prices);
+    if (lines.length) planned.push({ agg, lines });
+  }
+  const lines = planned.flatMap((p) => p.lines);
+  if (lines.length === 0) return null;
 
+  const first = planned[0]!.agg;
   // Partner billing: the partner receives the invoice, at its address.
-  const payer = agg.partner ?? agg.customer;
-  const currency = payer.currencyCode ?? agg.customer.currencyCode ?? ctx.tenant.defaultCurrency;
+  const payer = first.partner ?? first.customer;
+  const currency = payer.currencyCode ?? first.customer.currencyCode ?? ctx.tenant.defaultCurrency;
   const invoiceId = newId();
   const now = ctx.now;
   const productMap = new Map<string, ProductRow>(productRows.map((p) => [p.id, p]));
@@ -205,110 +248,114 @@ export async function billSubscription(ctx: ServiceContext, subscriptionId: stri
     return new Dec(amount).times(rate).toString();
   };
 
-  // Item price → coupon discount → tax (issue 5): discounts on the converted line amounts.
-  const priced = [] as { l: BillingLine; id: string; amount: string }[];
-  for (const l of lines) priced.push({ l, id: newId(), amount: await convert(l.amount, l.price.currencyCode) });
-  const coupons = agg.discounts.filter(({ d }) => d.status === 'active');
-  const discountResult = applyCoupons(
-    priced.map((p) => ({
-      id: p.id,
-      productId: p.l.item.productId,
-      planId: agg.row.planId ?? undefined,
-      net: p.l.factor ? new Dec(p.amount).times(p.l.factor.usedDays).div(p.l.factor.periodDays).toString() : p.amount,
-    })),
-    coupons.map(({ d, c }) => ({
-      id: d.id,
-      type: c.type,
-      percentage: c.percentage ?? undefined,
-      fixedAmount: c.fixedAmount !== null && c.fixedAmountCurrency ? fromMinorUnits(c.fixedAmount, c.fixedAmountCurrency).toString() : undefined,
-      currency: c.fixedAmountCurrency ?? undefined,
-      frequency: c.frequency,
-      frequencyInterval: c.frequencyInterval ?? undefined,
-      appliedIntervals: d.appliedIntervals,
-      limitedToProducts: c.limitedToProducts,
-      excludedFromProducts: c.excludedFromProducts,
-      limitedToPlans: c.limitedToPlans,
-      excludedFromPlans: c.excludedFromPlans,
-    })),
-    currency,
-  );
-  const discountOf = new Map(discountResult.lines.map((x) => [x.id, x.discount]));
-
   const groups = await ctx.db.select().from(taxGroups).where(eq(taxGroups.tenantId, ctx.tenant.id));
-  const header: PositionRow = {
-    id: newId(),
-    tenantId: ctx.tenant.id,
-    invoiceId,
-    parentId: null,
-    sort: 0,
-    name: agg.row.name,
-    description: `Subscription ${agg.row.number}`,
-    quantity: '0',
-    unitPrice: '0',
-    discountAmount: 0,
-    netAmount: 0,
-    taxRate: '0',
-    taxCategory: 'O',
-    taxNote: null,
-    serviceFrom: null,
-    serviceTo: null,
-    kind: 'header',
-    productId: null,
-    subscriptionItemId: null,
-    createdAt: now.toISOString(),
-  };
   const positions: PositionRow[] = [];
-  for (const [i, p] of priced.entries()) {
-    const product = productMap.get(p.l.item.productId);
-    const group = groups.find((g) => g.id === product?.taxGroupId);
-    let tax = { rate: '0', category: 'E', legalNote: null as string | null };
-    if (group) {
-      try {
-        tax = resolveTax({
-          taxGroup: { type: group.type, reverseChargeType: group.reverseChargeType },
-          sellerCountry: ctx.tenant.countryCode,
-          customerCountry: payer.countryCode,
-          vatIdValid: payer.isVatIdValid,
-          isBusiness: payer.companyName !== null || payer.vatId !== null,
-          taxExempt: payer.taxExempt,
-          date: p.l.periodStart,
-          overrides: await taxOverrides(ctx, group),
-        });
-      } catch (err) {
-        if (!(err instanceof TaxRateUnavailableError)) throw err;
-        throw new Error(`No tax rate for ${err.country}`);
-      }
-    }
-    // The priced amount is the line total; the position shows it as quantity × unit price.
-    const unitPrice = new Dec(p.l.quantity).isZero() ? new Dec(0) : new Dec(p.amount).div(p.l.quantity);
-    // The net comes from the exact amount (not the 10-decimal unit price shown), rounded once.
-    const exact = lineNet({ quantity: '1', unitPrice: p.amount, discount: discountOf.get(p.id), factor: p.l.factor ?? undefined }, currency);
-    positions.push({
-      id: p.id,
+  const appliedCoupons: string[] = [];
+  for (const { agg, lines: own } of planned) {
+    // Item price → coupon discount → tax (issue 5): each subscription's coupons on its converted lines.
+    const priced = [] as { l: BillingLine; id: string; amount: string }[];
+    for (const l of own) priced.push({ l, id: newId(), amount: await convert(l.amount, l.price.currencyCode) });
+    const discountResult = applyCoupons(
+      priced.map((p) => ({
+        id: p.id,
+        productId: p.l.item.productId,
+        planId: agg.row.planId ?? undefined,
+        net: p.l.factor ? new Dec(p.amount).times(p.l.factor.usedDays).div(p.l.factor.periodDays).toString() : p.amount,
+      })),
+      agg.discounts
+        .filter(({ d }) => d.status === 'active')
+        .map(({ d, c }) => ({
+          id: d.id,
+          type: c.type,
+          percentage: c.percentage ?? undefined,
+          fixedAmount: c.fixedAmount !== null && c.fixedAmountCurrency ? fromMinorUnits(c.fixedAmount, c.fixedAmountCurrency).toString() : undefined,
+          currency: c.fixedAmountCurrency ?? undefined,
+          frequency: c.frequency,
+          frequencyInterval: c.frequencyInterval ?? undefined,
+          appliedIntervals: d.appliedIntervals,
+          limitedToProducts: c.limitedToProducts,
+          excludedFromProducts: c.excludedFromProducts,
+          limitedToPlans: c.limitedToPlans,
+          excludedFromPlans: c.excludedFromPlans,
+        })),
+      currency,
+    );
+    appliedCoupons.push(...discountResult.coupons.filter((x) => x.applied).map((x) => x.id));
+    const discountOf = new Map(discountResult.lines.map((x) => [x.id, x.discount]));
+    const header: PositionRow = {
+      id: newId(),
       tenantId: ctx.tenant.id,
       invoiceId,
-      parentId: header.id,
-      sort: i + 1,
-      name: p.l.description,
-      description: p.l.factor ? `${p.l.factor.usedDays}/${p.l.factor.periodDays} days` : p.l.kind === 'usage' ? `Usage` : null,
-      quantity: p.l.quantity,
-      unitPrice: unitPrice.toDecimalPlaces(10).toString(),
-      discountAmount: toMinorUnitsSafe(exact.discount, currency),
-      netAmount: toMinorUnitsSafe(exact.net, currency),
-      taxRate: tax.rate,
-      taxCategory: tax.category,
-      taxNote: tax.legalNote,
-      serviceFrom: iso(p.l.periodStart),
-      serviceTo: p.l.periodEnd ? iso(p.l.periodEnd) : null,
-      kind: p.l.kind,
-      productId: p.l.item.productId,
-      subscriptionItemId: p.l.item.id,
+      parentId: null,
+      sort: positions.length,
+      name: agg.row.name,
+      description: `Subscription ${agg.row.number}${agg.partner ? ` of ${agg.customer.companyName ?? agg.customer.email}` : ''}`,
+      quantity: '0',
+      unitPrice: '0',
+      discountAmount: 0,
+      netAmount: 0,
+      taxRate: '0',
+      taxCategory: 'O',
+      taxNote: null,
+      serviceFrom: null,
+      serviceTo: null,
+      kind: 'header',
+      productId: null,
+      subscriptionItemId: null,
       createdAt: now.toISOString(),
-    });
+    };
+    positions.push(header);
+    for (const p of priced) {
+      const product = productMap.get(p.l.item.productId);
+      const group = groups.find((g) => g.id === product?.taxGroupId);
+      let tax = { rate: '0', category: 'E', legalNote: null as string | null };
+      if (group) {
+        try {
+          tax = resolveTax({
+            taxGroup: { type: group.type, reverseChargeType: group.reverseChargeType },
+            sellerCountry: ctx.tenant.countryCode,
+            customerCountry: payer.countryCode,
+            vatIdValid: payer.isVatIdValid,
+            isBusiness: payer.companyName !== null || payer.vatId !== null,
+            taxExempt: payer.taxExempt,
+            date: p.l.periodStart,
+            overrides: await taxOverrides(ctx, group),
+          });
+        } catch (err) {
+          if (!(err instanceof TaxRateUnavailableError)) throw err;
+          throw new Error(`No tax rate for ${err.country}`);
+        }
+      }
+      // The position shows quantity × unit price; its net comes from the exact amount, rounded once.
+      const unitPrice = new Dec(p.l.quantity).isZero() ? new Dec(0) : new Dec(p.amount).div(p.l.quantity);
+      const exact = lineNet({ quantity: '1', unitPrice: p.amount, discount: discountOf.get(p.id), factor: p.l.factor ?? undefined }, currency);
+      positions.push({
+        id: p.id,
+        tenantId: ctx.tenant.id,
+        invoiceId,
+        parentId: header.id,
+        sort: positions.length,
+        name: p.l.description,
+        description: p.l.factor ? `${p.l.factor.usedDays}/${p.l.factor.periodDays} days` : p.l.kind === 'usage' ? 'Usage' : null,
+        quantity: p.l.quantity,
+        unitPrice: unitPrice.toDecimalPlaces(10).toString(),
+        discountAmount: toMinorUnitsSafe(exact.discount, currency),
+        netAmount: toMinorUnitsSafe(exact.net, currency),
+        taxRate: tax.rate,
+        taxCategory: tax.category,
+        taxNote: tax.legalNote,
+        serviceFrom: iso(p.l.periodStart),
+        serviceTo: p.l.periodEnd ? iso(p.l.periodEnd) : null,
+        kind: p.l.kind,
+        productId: p.l.item.productId,
+        subscriptionItemId: p.l.item.id,
+        createdAt: now.toISOString(),
+      });
+    }
   }
 
   const settings = await loadSettings(ctx.db, ctx.tenant.id);
-  const approval = agg.customer.requiresManualInvoiceApproval ?? settings.requiresManualInvoiceApproval;
+  const approval = first.customer.requiresManualInvoiceApproval ?? settings.requiresManualInvoiceApproval;
   const row: InvoiceRow = {
     id: invoiceId,
     tenantId: ctx.tenant.id,
@@ -317,7 +364,7 @@ export async function billSubscription(ctx: ServiceContext, subscriptionId: stri
     status: 'STATUS_DRAFT',
     number: null,
     createdAt: now.toISOString(),
-    subscriptionId: agg.row.id,
+    subscriptionId: first.row.id,
     currencyCode: currency,
     numberSeq: null,
     finalizationDate: null,
@@ -329,7 +376,7 @@ export async function billSubscription(ctx: ServiceContext, subscriptionId: stri
     dunningStatus: 'none',
     dunningDisabled: false,
     invoiceAddress: await billingAddress(ctx, payer.id),
-    paymentMethodId: agg.partner ? null : agg.row.paymentMethodId,
+    paymentMethodId: first.partner ? null : first.row.paymentMethodId,
     referencedInvoiceId: null,
     internalNote: null,
     title: null,
@@ -344,10 +391,22 @@ export async function billSubscription(ctx: ServiceContext, subscriptionId: stri
     documentKey: null,
     updatedAt: now.toISOString(),
   };
-  const allPositions = [header, ...positions];
-  const resource = renderInvoice({ row, positions: allPositions, customer: payer });
+  const resource = renderInvoice({ row, positions, customer: payer });
+  return { row, resource, positions, lines, planned, appliedCoupons, approval, invoiceId, now };
+}
+
+/**
+ * Bills what is due at `asOf` of a subscription — together with the customer's other subscriptions
+ * in the same billing group — as one invoice (see composeInvoice). The invoice, its positions, the
+ * ledger rows (UNIQUE per item, period start and kind), the items' billing state and the events are
+ * one D1 batch: a rerun, an overlapping run or a retry after a crash cannot bill anything twice.
+ */
+export async function billSubscription(ctx: ServiceContext, subscriptionId: string, asOf: Date, runId: string | null): Promise<BillResult> {
+  const composed = await composeInvoice(ctx, subscriptionId, asOf, runId);
+  if (!composed) return { invoiceId: null, lines: 0, skipped: 'nothing_due' };
+  const { row, resource, positions, lines, planned, appliedCoupons, approval, invoiceId, now } = composed;
   const statements: BatchItem<'sqlite'>[] = [ctx.db.insert(invoices).values(row)];
-  for (let i = 0; i < allPositions.length; i += 4) statements.push(ctx.db.insert(invoicePositions).values(allPositions.slice(i, i + 4)));
+  for (let i = 0; i < positions.length; i += 4) statements.push(ctx.db.insert(invoicePositions).values(positions.slice(i, i + 4)));
   // The ledger: a second attempt at the same (item, period start, kind) fails the whole batch.
   const ledger = lines.map((l) => ({
     tenantId: ctx.tenant.id,
@@ -372,19 +431,27 @@ export async function billSubscription(ctx: ServiceContext, subscriptionId: stri
         .where(and(eq(subscriptionItems.tenantId, ctx.tenant.id), eq(subscriptionItems.id, itemId))),
     );
   }
-  for (const c of discountResult.coupons.filter((x) => x.applied)) {
+  for (const id of appliedCoupons) {
     statements.push(
       ctx.db
         .update(appliedDiscounts)
         .set({ appliedIntervals: sql`${appliedDiscounts.appliedIntervals} + 1` })
-        .where(and(eq(appliedDiscounts.tenantId, ctx.tenant.id), eq(appliedDiscounts.id, c.id))),
+        .where(and(eq(appliedDiscounts.tenantId, ctx.tenant.id), eq(appliedDiscounts.id, id))),
     );
   }
-  statements.push(
-    ctx.db.update(subscriptions).set({ lastBillingAt: now.toISOString() }).where(and(eq(subscriptions.tenantId, ctx.tenant.id), eq(subscriptions.id, agg.row.id))),
-    insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: 'invoice.created', resourceId: invoiceId, data: resource, now }),
-    insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: 'subscription.billed', resourceId: agg.row.id, data: { subscriptionId: agg.row.id, invoiceId, lines: lines.length, asOf: iso(asOf) }, now }),
-  );
+  for (const { agg, lines: own } of planned) {
+    statements.push(
+      ctx.db.update(subscriptions).set({ lastBillingAt: now.toISOString() }).where(and(eq(subscriptions.tenantId, ctx.tenant.id), eq(subscriptions.id, agg.row.id))),
+      insertEvent(ctx.db, {
+        tenantId: ctx.tenant.id,
+        type: 'subscription.billed',
+        resourceId: agg.row.id,
+        data: { subscriptionId: agg.row.id, invoiceId, lines: own.length, asOf: iso(asOf) },
+        now,
+      }),
+    );
+  }
+  statements.push(insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: 'invoice.created', resourceId: invoiceId, data: resource, now }));
   if (approval) statements.push(insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: 'invoice.requires_approval', resourceId: invoiceId, data: resource, now }));
   try {
     await ctx.db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
@@ -413,3 +480,15 @@ export async function candidateSubscriptions(ctx: ServiceContext, afterId: strin
     .limit(limit);
 }
 
+
+/**
+ * The subscription's next invoice as billing would compose it at its next billing date (usage as
+ * measured so far). Nothing is stored.
+ */
+export async function estimatedInvoice(ctx: ServiceContext, subscriptionId: string) {
+  const agg = await loadSubscription(ctx, subscriptionId);
+  const next = renderSubscription(agg, ctx.now).nextBillingDate;
+  const at = next ? new Date(next) : ctx.now;
+  const composed = await composeInvoice({ ...ctx, now: at < ctx.now ? ctx.now : at }, subscriptionId, at < ctx.now ? ctx.now : at, null);
+  return composed?.resource ?? null;
+}

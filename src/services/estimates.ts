@@ -8,6 +8,7 @@ import type { ServiceContext } from '../http/context';
 import { pricingOf } from './price-plans';
 import { customerTimeZone, loadSubscription } from './subscriptions';
 import { aggregateUsage } from './usage';
+import { estimatedInvoice } from './billing';
 
 /**
  * The net amount of a subscription's next invoice: each billable item priced for its next period
@@ -16,6 +17,12 @@ import { aggregateUsage } from './usage';
  */
 export async function estimatedAmount(ctx: ServiceContext, id: string) {
   const agg = await loadSubscription(ctx, id);
+  // A live subscription: exactly what billing will compose at the next billing date.
+  if (agg.row.billingAnchor) {
+    const invoice = await estimatedInvoice(ctx, id);
+    const currency = agg.customer.currencyCode ?? ctx.tenant.defaultCurrency;
+    return invoice ? invoice.netAmount : formatMoney(new Dec(0), currency);
+  }
   const tz = customerTimeZone(agg);
   const billable = agg.items.filter((i) => i.status === 'active' || i.status === 'canceled' || (agg.row.status === 'draft' && i.status === 'pending'));
   const priceIds = [...new Set(billable.map((i) => i.pricePlanId))];

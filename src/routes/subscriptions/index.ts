@@ -8,6 +8,9 @@ import { estimatedAmount } from '../../services/estimates';
 import * as lifecycle from '../../services/subscription-lifecycle';
 import { createSubscription, createSubscriptionFromPlan, listSubscriptions, loadSubscription, renderSubscription, updateSubscription } from '../../services/subscriptions';
 import { ingestUsage, USAGE_BATCH_LIMIT } from '../../services/usage';
+import { estimatedInvoice } from '../../services/billing';
+import { ApiError } from '../../http/errors';
+import { InvoiceSchema } from '../invoices/index';
 import { EntitlementSchema } from '../entitlements/schemas';
 
 const tags = ['Subscriptions'];
@@ -502,6 +505,24 @@ subscriptionRoutes.openapi(
     responses: { 200: jsonResponse(z.object({ amount: z.string(), currencyCode: z.string() }).openapi('Money'), 'Net amount') },
   }),
   async (c) => c.json(await estimatedAmount(serviceContext(c), c.req.valid('param').id), 200),
+);
+
+subscriptionRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/subscriptions/{id}/estimated-invoice',
+    access: 'subscription:read',
+    tags,
+    summary: 'The next invoice as billing would compose it (not stored)',
+    description: 'At the next billing date, with usage as measured so far. 404 when nothing is going to be billed (a draft, a terminated subscription).',
+    request: { params },
+    responses: { 200: jsonResponse(InvoiceSchema, 'The invoice it would be') },
+  }),
+  async (c) => {
+    const invoice = await estimatedInvoice(serviceContext(c), c.req.valid('param').id);
+    if (!invoice) throw ApiError.notFound('Upcoming invoice');
+    return c.json(invoice as never, 200);
+  },
 );
 
 subscriptionRoutes.openapi(
