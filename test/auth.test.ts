@@ -338,6 +338,7 @@ describe('tenant isolation on every route', () => {
       '/subscription-items/{id}': { id: item.id },
       '/subscription-items/{id}/quantity': { id: item.id },
       '/subscription-items/{id}/cancel': { id: item.id },
+      '/subscription-items/{id}/price-plan': { id: item.id },
       '/subscription-items/{id}/measurement-values': { id: item.id },
       '/subscription-items/{id}/current-measurement-value': { id: item.id },
       ...Object.fromEntries(
@@ -430,6 +431,7 @@ describe('tenant isolation on every route', () => {
       'post /invoices/{id}/payment-method': { paymentMethod: null },
       'post /invoices/{id}/comments': { text: 'Stolen' },
       'put /subscription-items/{id}/quantity': { quantity: '5' },
+      'put /subscription-items/{id}/price-plan': { pricePlan: bPricePlan.id },
     };
 
     const snapshot = async () => ({

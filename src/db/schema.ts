@@ -777,6 +777,30 @@ export const subscriptionItems = sqliteTable(
   ],
 );
 
+/**
+ * Quantity and price plan changes of an item, in effect from `effective_at`. Billing reads them to
+ * split periods billed in arrears and to credit and charge the rest of a period billed in advance;
+ * `billed_at` marks a change whose proration is on an invoice.
+ */
+export const itemChanges = sqliteTable(
+  'item_changes',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    subscriptionItemId: text('subscription_item_id').notNull(),
+    effectiveAt: text('effective_at').notNull(),
+    fromQuantity: text('from_quantity').notNull(),
+    toQuantity: text('to_quantity').notNull(),
+    fromPricePlanId: text('from_price_plan_id').notNull(),
+    toPricePlanId: text('to_price_plan_id').notNull(),
+    // Null while a change waits for the end of the billed period (plan changeApplyBehaviour end_of_period).
+    appliedAt: text('applied_at'),
+    billedAt: text('billed_at'),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [index('item_changes_item_idx').on(t.tenantId, t.subscriptionItemId, t.effectiveAt)],
+);
+
 /** A coupon applied to a subscription (and so to its matching items). */
 export const appliedDiscounts = sqliteTable(
   'applied_discounts',

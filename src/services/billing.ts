@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { applyCoupons } from '../billing/discounts';
 import { parseDuration } from '../billing/durations';
@@ -13,6 +13,7 @@ import {
   billingLedger,
   exchangeRates,
   invoicePositions,
+  itemChanges,
   invoices,
   measurements,
   pricePlans,
@@ -47,6 +48,10 @@ export interface BillingLine {
   factor: { usedDays: number; periodDays: number } | null;
   price: PricePlanRow;
   description: string;
+  /** The ledger kind when it is not `kind` (credits and charges of a mid-period change). */
+  ledgerKind?: string;
+  /** Item changes this line accounts for; they are marked billed with the invoice. */
+  changeIds?: string[];
 }
 
 const iso = (d: Date) => d.toISOString();
@@ -61,6 +66,7 @@ export async function planSubscription(ctx: ServiceContext, agg: SubscriptionAgg
   const s = agg.row;
   const lines: BillingLine[] = [];
   if (!s.billingAnchor || !['active', 'cancelled', 'paused'].includes(s.status)) return lines;
+  const changes = await pendingChanges(ctx, agg, asOf, prices);
   const tz = customerTimeZone(agg);
   const steps = agg.billingGroup ? billingGroupStepOptions(agg.billingGroup) : {};
   const anchor = new Date(s.billingAnchor);
@@ -102,12 +108,31 @@ export async function planSubscription(ctx: ServiceContext, agg: SubscriptionAgg
         continue;
       }
     }
+    const itemChangesList = changes.filter((c) => c.subscriptionItemId === item.id);
+    const usageType = price.type === 'metered' || price.type === 'instant_metered';
+    if (price.payInAdvance && !usageType && item.lastBilledTo) {
+      // A change inside a period billed in advance: credit the rest at the old price, charge it at the new.
+      for (const c of itemChangesList.filter((x) => x.effectiveAt < item.lastBilledTo!)) {
+        const at = new Date(c.effectiveAt);
+        const p = periodAt(itemAnchor, interval, at, tz, steps);
+        const factor = prorationFactor(p, { start: at, end: p.end }, tz);
+        const from = prices.get(c.fromPricePlanId)!;
+        const to = prices.get(c.toPricePlanId)!;
+        if (factor.usedDays === 0) {
+          lines.push({ ...line(item, 'recurring', at, p.end, '0', to, null, 'skipped'), ledgerKind: `change:${c.id}`, changeIds: [c.id] });
+          continue;
+        }
+        const credit = line(item, 'recurring', at, p.end, c.fromQuantity, from, factor, `${item.name} (credit ${c.fromQuantity})`);
+        lines.push({ ...credit, amount: new Dec(credit.amount).neg().toString(), ledgerKind: `credit:${c.id}`, changeIds: [c.id] });
+        lines.push({ ...line(item, 'recurring', at, p.end, c.toQuantity, to, factor, `${item.name} (${c.toQuantity})`), ledgerKind: `charge:${c.id}`, changeIds: [c.id] });
+      }
+    }
     for (let guard = 0; guard < 240; guard++) {
       const p = periodAt(itemAnchor, interval, cursor, tz, steps);
       const start = p.start < cursor ? cursor : p.start;
       if (end && start >= end) break;
       if (pausedFrom && start >= pausedFrom) break;
-      const usage = price.type === 'metered' || price.type === 'instant_metered';
+      const usage = usageType;
       const inAdvance = price.payInAdvance && !usage;
       const due = inAdvance ? start <= asOf : p.end <= asOf;
       if (!due) break;
@@ -121,15 +146,57 @@ export async function planSubscription(ctx: ServiceContext, agg: SubscriptionAgg
         const measurement = await itemMeasurement(ctx, item);
         const quantity = measurement ? await aggregateUsage(ctx, item.id, measurement, start, stop) : '0';
         lines.push(line(item, 'usage', start, stop, quantity, price, null, `${item.name}`));
+      } else if (!inAdvance && itemChangesList.some((c) => c.effectiveAt > iso(start) && c.effectiveAt < iso(stop))) {
+        // A period billed in arrears with changes inside: each stretch at the quantity and price it had.
+        const inside = itemChangesList.filter((c) => c.effectiveAt > iso(start) && c.effectiveAt < iso(stop));
+        let from = start;
+        let quantity = inside[0]!.fromQuantity;
+        let plan = prices.get(inside[0]!.fromPricePlanId)!;
+        for (const c of [...inside, null]) {
+          const to = c ? new Date(c.effectiveAt) : stop;
+          const f = prorationFactor(p, { start: from, end: to }, tz);
+          if (f.usedDays > 0) lines.push({ ...line(item, 'recurring', from, to, quantity, plan, f, `${item.name} (${quantity})`), changeIds: inside.map((x) => x.id) });
+          if (c) {
+            from = to;
+            quantity = c.toQuantity;
+            plan = prices.get(c.toPricePlanId)!;
+          }
+        }
       } else if (!partial || factor !== null || !price.proRata) {
-        // A partial period without proRata is billed in full (fair billing off).
-        lines.push(line(item, 'recurring', start, stop, item.quantity, price, factor, item.name));
+        // A partial period without proRata is billed in full (fair billing off). Changes made before
+        // this period (not inside a billed one) need no proration: it is billed at the new state.
+        const settled = inAdvance ? itemChangesList.filter((c) => !item.lastBilledTo || c.effectiveAt >= item.lastBilledTo).map((c) => c.id) : [];
+        lines.push({ ...line(item, 'recurring', start, stop, item.quantity, price, factor, item.name), ...(settled.length ? { changeIds: settled } : {}) });
       }
       cursor = stop;
       if (stop < p.end) break;
     }
   }
   return lines.filter((l) => !(l.factor && l.factor.usedDays === 0));
+}
+
+/** Applied item changes not yet on an invoice, with the price plans they name loaded into `prices`. */
+async function pendingChanges(ctx: ServiceContext, agg: SubscriptionAggregate, asOf: Date, prices: Map<string, PricePlanRow>) {
+  const ids = agg.items.map((i) => i.id);
+  if (ids.length === 0) return [];
+  const rows = await ctx.db
+    .select()
+    .from(itemChanges)
+    .where(
+      and(
+        eq(itemChanges.tenantId, ctx.tenant.id),
+        sql`${itemChanges.subscriptionItemId} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`,
+        isNotNull(itemChanges.appliedAt),
+        isNull(itemChanges.billedAt),
+        lte(itemChanges.effectiveAt, asOf.toISOString()),
+      ),
+    )
+    .orderBy(asc(itemChanges.effectiveAt), asc(itemChanges.id));
+  const missing = [...new Set(rows.flatMap((r) => [r.fromPricePlanId, r.toPricePlanId]))].filter((id) => !prices.has(id));
+  if (missing.length) {
+    for (const p of await ctx.db.select().from(pricePlans).where(and(eq(pricePlans.tenantId, ctx.tenant.id), inArray(pricePlans.id, missing)))) prices.set(p.id, p);
+  }
+  return rows;
 }
 
 function line(
@@ -412,16 +479,25 @@ export async function billSubscription(ctx: ServiceContext, subscriptionId: stri
     tenantId: ctx.tenant.id,
     subscriptionItemId: l.item.id,
     periodStart: iso(l.periodStart),
-    kind: l.kind,
+    kind: l.ledgerKind ?? l.kind,
     periodEnd: l.periodEnd ? iso(l.periodEnd) : null,
     invoiceId,
     createdAt: now.toISOString(),
   }));
   for (let i = 0; i < ledger.length; i += 14) statements.push(ctx.db.insert(billingLedger).values(ledger.slice(i, i + 14)));
   const lastByItem = new Map<string, BillingLine>();
-  for (const l of lines) {
+  for (const l of lines.filter((x) => !x.ledgerKind)) {
     const prev = lastByItem.get(l.item.id);
     if (!prev || l.periodStart > prev.periodStart) lastByItem.set(l.item.id, l);
+  }
+  const billedChanges = [...new Set(lines.flatMap((l) => l.changeIds ?? []))];
+  if (billedChanges.length) {
+    statements.push(
+      ctx.db
+        .update(itemChanges)
+        .set({ billedAt: now.toISOString() })
+        .where(and(eq(itemChanges.tenantId, ctx.tenant.id), inArray(itemChanges.id, billedChanges))),
+    );
   }
   for (const [itemId, l] of lastByItem) {
     statements.push(

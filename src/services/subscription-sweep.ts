@@ -1,5 +1,5 @@
 import { and, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
-import { subscriptionItems, subscriptions } from '../db/schema';
+import { itemChanges, subscriptionItems, subscriptions } from '../db/schema';
 import type { ServiceContext } from '../http/context';
 import { entitlementStatements } from './entitlements';
 import { commitSubscriptionChange, loadSubscription, type ItemAggregate } from './subscriptions';
@@ -68,5 +68,37 @@ export async function sweepSubscriptions(ctx: ServiceContext): Promise<{ changed
       if ((err as { status?: number }).status !== 409) throw err;
     }
   }
-  return { changed, more: due.length > SWEEP_LIMIT };
+  // Price plan changes that waited for the end of their billed period take effect now.
+  const scheduled = await ctx.db
+    .select()
+    .from(itemChanges)
+    .where(and(eq(itemChanges.tenantId, t), isNull(itemChanges.appliedAt), lte(itemChanges.effectiveAt, now)))
+    .limit(SWEEP_LIMIT);
+  for (const change of scheduled) {
+    const item = await ctx.db
+      .select({ subscriptionId: subscriptionItems.subscriptionId })
+      .from(subscriptionItems)
+      .where(and(eq(subscriptionItems.tenantId, t), eq(subscriptionItems.id, change.subscriptionItemId)))
+      .get();
+    if (!item) continue;
+    const before = await loadSubscription(ctx, item.subscriptionId);
+    const items = before.items.map((i) => (i.id === change.subscriptionItemId ? { ...i, pricePlanId: change.toPricePlanId } : i));
+    try {
+      await commitSubscriptionChange(ctx, before, {}, 'subscription.updated', {
+        items,
+        statements: [
+          ctx.db
+            .update(subscriptionItems)
+            .set({ pricePlanId: change.toPricePlanId, updatedAt: now })
+            .where(and(eq(subscriptionItems.tenantId, t), eq(subscriptionItems.id, change.subscriptionItemId), eq(subscriptionItems.pricePlanId, change.fromPricePlanId))),
+          // At a period boundary there is nothing to prorate: the change counts as billed.
+          ctx.db.update(itemChanges).set({ appliedAt: change.effectiveAt, billedAt: change.effectiveAt }).where(and(eq(itemChanges.tenantId, t), eq(itemChanges.id, change.id))),
+        ],
+      });
+      changed++;
+    } catch (err) {
+      if ((err as { status?: number }).status !== 409) throw err;
+    }
+  }
+  return { changed, more: due.length > SWEEP_LIMIT || scheduled.length === SWEEP_LIMIT };
 }

@@ -3,7 +3,7 @@ import { serviceContext } from '../../http/context';
 import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../http/openapi';
 import { collectionSchema, paginationQuery } from '../../http/pagination';
 import { decimalString, idParam, optionalText, requiredText } from '../../http/schemas';
-import { cancelItem, changeQuantity, getItem, updateItem } from '../../services/subscription-items';
+import { cancelItem, changePricePlan, changeQuantity, getItem, updateItem } from '../../services/subscription-items';
 import { currentUsage, listMeasurementValues } from '../../services/usage';
 import { ItemSchema } from '../subscriptions/index';
 
@@ -50,6 +50,21 @@ subscriptionItemRoutes.openapi(
     responses: { 200: jsonResponse(ItemSchema, 'The item') },
   }),
   async (c) => c.json((await changeQuantity(serviceContext(c), c.req.valid('param').id, c.req.valid('json').quantity)) as never, 200),
+);
+
+subscriptionItemRoutes.openapi(
+  defineRoute({
+    method: 'put',
+    path: '/subscription-items/{id}/price-plan',
+    access: 'subscription:write',
+    tags,
+    summary: 'Upgrade or downgrade: move the item to another price plan of its product',
+    description:
+      "The subscription plan's changeBehaviour decides which directions are allowed (409 otherwise); with changeApplyBehaviour end_of_period the change waits for the end of the billed period, else billing prorates it now.",
+    request: { params, body: jsonBody(z.strictObject({ pricePlan: z.string().min(1).max(64) }).openapi('SubscriptionItemPricePlan')) },
+    responses: { 200: jsonResponse(ItemSchema, 'The item') },
+  }),
+  async (c) => c.json((await changePricePlan(serviceContext(c), c.req.valid('param').id, c.req.valid('json').pricePlan)) as never, 200),
 );
 
 subscriptionItemRoutes.openapi(
