@@ -286,3 +286,83 @@ describe('exchange rates', () => {
     expect((await api('/admin/exchange-rates', { token: t.key, body: { xml: readFixture } })).status).toBe(401);
   });
 });
+
+describe('billing runs: exactly once', () => {
+  async function catalogue(t: TestTenant) {
+    const mk = async (path: string, body: unknown) => (await api(path, { token: t.key, body })).body;
+    const fam = await mk('/product-families', { name: 'F' });
+    const unit = await mk('/units', { name: 'U', code: 'u' });
+    const m = await mk('/measurements', { unit: unit.id, code: 'seats', aggregationType: 'last_value', type: 'recurring' });
+    const tg = await mk('/tax-groups', { type: 'standard' });
+    const product = await mk('/catalogue/products', { name: 'Plan', type: 'product', productFamilies: [fam.id], measurement: m.id, taxGroup: tg.id });
+    const price = await mk('/price-plans', { product: product.id, calculationType: 'flat_fee', currencyCode: 'EUR', price: { amount: '10.00' }, billingInterval: '1M' });
+    return { product, price };
+  }
+
+  async function activeSubscriptions(t: TestTenant, n: number) {
+    const { product, price } = await catalogue(t);
+    const ids: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const c = await createCustomer(t);
+      const s = (await api('/subscriptions', { token: t.key, body: { customer: c.id, items: [{ product: product.id, pricePlan: price.id }] } })).body;
+      expect((await api(`/subscriptions/${s.id}/activate`, { method: 'PUT', token: t.key, body: {} })).status).toBe(200);
+      ids.push(s.id);
+    }
+    return ids;
+  }
+
+  const invoiceCounts = async (t: TestTenant) =>
+    (
+      await env.DB.prepare(`SELECT subscription_id AS s, count(*) AS n, group_concat(status) AS statuses FROM invoices WHERE tenant_id = ? GROUP BY subscription_id`)
+        .bind(t.id)
+        .all<{ s: string; n: number; statuses: string }>()
+    ).results;
+
+  it('finishes a run that died half-way without billing anything twice', async () => {
+    const t = await createTenant();
+    await api('/test-clock', { method: 'PUT', token: t.key, body: { now: '2025-03-01T10:00:00Z' } });
+    const subs = await activeSubscriptions(t, 6);
+    // A run that billed three subscriptions and died before finalizing the third invoice.
+    const { billSubscription } = await import('../src/services/billing');
+    const { createDb } = await import('../src/db/client');
+    const db = createDb(env.DB);
+    const tenant = (await db.query.tenants.findFirst({ where: (x, { eq }) => eq(x.id, t.id) }))!;
+    const ctx = { db, env, tenant, now: new Date('2025-03-01T10:00:00Z'), waitUntil: () => undefined };
+    for (const id of subs.slice(0, 2)) expect((await billSubscription(ctx, id, ctx.now, 'crashed-run')).invoiceId).toEqual(expect.any(String));
+    // The third invoice is written, then the object that numbers it is gone: the worker dies there.
+    const dying = { ...ctx, env: { ...env, TENANT: { getByName: () => ({ finalizeDocument: () => Promise.reject(new Error('worker died')) }) } } } as never;
+    await expect(billSubscription(dying, subs[2]!, ctx.now, 'crashed-run')).rejects.toThrow('worker died');
+    const { composeInvoice } = await import('../src/services/billing');
+    expect(await composeInvoice(ctx, subs[0]!, ctx.now, null)).toBeNull();
+    expect((await invoiceCounts(t)).map((c) => c.statuses).sort()).toEqual(['STATUS_DRAFT', 'STATUS_UNPAID', 'STATUS_UNPAID']);
+    // The next run (the test clock moving on) picks up from there.
+    await api('/test-clock', { method: 'PUT', token: t.key, body: { now: '2025-03-01T11:00:00Z' } });
+    const counts = await invoiceCounts(t);
+    expect(counts).toHaveLength(6);
+    for (const c of counts) expect(c).toMatchObject({ n: 1, statuses: 'STATUS_UNPAID' });
+    const numbers = (await env.DB.prepare(`SELECT number_seq AS n FROM invoices WHERE tenant_id = ? ORDER BY number_seq`).bind(t.id).all<{ n: number }>()).results.map((r) => r.n);
+    expect(numbers).toEqual([1, 2, 3, 4, 5, 6]);
+    const ledger = await env.DB.prepare(`SELECT count(*) AS n FROM billing_ledger WHERE tenant_id = ?`).bind(t.id).first();
+    expect(ledger).toEqual({ n: 6 });
+  });
+
+  it('bills nothing twice when runs overlap or repeat', async () => {
+    const t = await createTenant();
+    await api('/test-clock', { method: 'PUT', token: t.key, body: { now: '2025-03-01T10:00:00Z' } });
+    await activeSubscriptions(t, 5);
+    const stub = env.TENANT.getByName(t.id);
+    const runs = await Promise.all([
+      stub.runBilling(t.id, { trigger: 'test', sync: true }),
+      stub.runBilling(t.id, { trigger: 'test', sync: true }),
+      api('/billing-runs', { token: t.key, method: 'POST' }),
+    ]);
+    expect(runs).toHaveLength(3);
+    await api('/test-clock', { method: 'PUT', token: t.key, body: { now: '2025-03-01T12:00:00Z' } });
+    const counts = await invoiceCounts(t);
+    expect(counts).toHaveLength(5);
+    for (const c of counts) expect(c.n).toBe(1);
+    const listed = await api('/billing-runs', { token: t.key });
+    expect(listed.body.data.reduce((sum: number, r: any) => sum + r.invoicesCreated, 0)).toBe(5);
+    expect(listed.body.data.every((r: any) => r.status === 'completed')).toBe(true);
+  });
+});

@@ -1,6 +1,8 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, isNotNull, sql } from 'drizzle-orm';
 import { fetchPage } from '../db/paging';
-import { billingRuns } from '../db/schema';
+import { billingRuns, customers, invoices as invoiceTable } from '../db/schema';
+import { finalizeInvoice } from './invoices';
+import { loadSettings } from './settings';
 import { ApiError } from '../http/errors';
 import type { ServiceContext } from '../http/context';
 import type { Page } from '../http/pagination';
@@ -56,6 +58,12 @@ export async function continueRun(ctx: ServiceContext, run: RunRow, cursor: stri
   let invoices = 0;
   let errors = 0;
   let lastError: string | null = null;
+  if (cursor === '') {
+    // A run that died between writing an invoice and finalizing it left a draft behind: finish it.
+    const left = await finalizeLeftDrafts(ctx);
+    errors += left.errors;
+    lastError = left.lastError;
+  }
   let next: string | null = cursor;
   while (next !== null && clock() - started < budgetMs) {
     const chunk = await candidateSubscriptions(ctx, next, RUN_CHUNK);
@@ -82,6 +90,28 @@ export async function continueRun(ctx: ServiceContext, run: RunRow, cursor: stri
     })
     .where(and(eq(billingRuns.tenantId, ctx.tenant.id), eq(billingRuns.id, run.id)));
   return next;
+}
+
+/** Billing drafts that need no approval but were not finalized (their run died in between). */
+export async function finalizeLeftDrafts(ctx: ServiceContext) {
+  const settings = await loadSettings(ctx.db, ctx.tenant.id);
+  const drafts = await ctx.db
+    .select({ id: invoiceTable.id, approval: customers.requiresManualInvoiceApproval })
+    .from(invoiceTable)
+    .innerJoin(customers, and(eq(customers.tenantId, invoiceTable.tenantId), eq(customers.id, invoiceTable.customerId)))
+    .where(and(eq(invoiceTable.tenantId, ctx.tenant.id), eq(invoiceTable.status, 'STATUS_DRAFT'), eq(invoiceTable.sourceType, 'subscription'), isNotNull(invoiceTable.billingRunId)));
+  let errors = 0;
+  let lastError: string | null = null;
+  for (const d of drafts) {
+    if (d.approval ?? settings.requiresManualInvoiceApproval) continue;
+    try {
+      await finalizeInvoice(ctx, d.id, null);
+    } catch (err) {
+      errors++;
+      lastError = `${d.id}: ${(err as Error).message}`.slice(0, 500);
+    }
+  }
+  return { finalized: drafts.length - errors, errors, lastError };
 }
 
 export async function listRuns(ctx: ServiceContext, page: Page) {

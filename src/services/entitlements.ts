@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull, or, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, lte, or, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { entitlements, featureAssignments, features, pricePlans, products, subscriptionItems, subscriptions } from '../db/schema';
 import type { EventType } from '../events/catalogue';
@@ -139,7 +139,7 @@ export async function listSubscriptionEntitlements(ctx: ServiceContext, subscrip
     value: e.value,
     validFrom: e.validFrom,
     validUntil: e.validUntil,
-    active: e.active && (e.validUntil === null || e.validUntil > ctx.now.toISOString()),
+    active: e.active && (e.validFrom === null || e.validFrom <= ctx.now.toISOString()) && (e.validUntil === null || e.validUntil > ctx.now.toISOString()),
   }));
   const start = (page.page - 1) * page.limit;
   return collection(data.slice(start, start + page.limit), data.length, page);
@@ -159,6 +159,7 @@ export async function customerEntitlement(ctx: ServiceContext, customerId: strin
         eq(entitlements.customerId, customerId),
         eq(entitlements.featureCode, featureCode),
         eq(entitlements.active, true),
+        or(isNull(entitlements.validFrom), lte(entitlements.validFrom, ctx.now.toISOString())),
         or(isNull(entitlements.validUntil), gt(entitlements.validUntil, ctx.now.toISOString())),
       ),
     );

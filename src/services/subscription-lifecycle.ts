@@ -15,6 +15,7 @@ import {
   commitSubscriptionChange,
   customerTimeZone,
   itemRow,
+  insertItems,
   loadSubscription,
   withPrice,
   type ItemAggregate,
@@ -397,7 +398,7 @@ export async function orderProducts(ctx: ServiceContext, id: string, input: Orde
   return (
     await commitSubscriptionChange(ctx, before, {}, 'subscription.products.ordered', {
       items,
-      statements: [ctx.db.insert(subscriptionItems).values(rows), ...entitlement.statements],
+      statements: [...insertItems(ctx, rows), ...entitlement.statements],
       extraEvents: entitlement.events,
     })
   ).resource;

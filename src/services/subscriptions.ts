@@ -183,7 +183,11 @@ function itemBilling(sub: SubscriptionRow, item: ItemAggregate, now: Date, timeZ
       nextBillingAt = item.lastBilledAt ? null : anchor.toISOString();
     } else {
       const lastTo = item.lastBilledTo ? new Date(item.lastBilledTo) : null;
-      const from = lastTo ?? (now < anchor ? anchor : periodAt(anchor, interval, now, timeZone, steps).start);
+      // A resume that skipped the missed periods restarts billing at the period holding its date.
+      const resumeAt = sub.billingResumeAt ? new Date(sub.billingResumeAt) : null;
+      const base = resumeAt && (!lastTo || lastTo < resumeAt) ? resumeAt : null;
+      // Billing skips the periods that end by that date, so the next one is the period holding it.
+      const from = base ? periodAt(anchor, interval, base, timeZone, steps).start : (lastTo ?? (now < anchor ? anchor : periodAt(anchor, interval, now, timeZone, steps).start));
       const period = periodAt(anchor, interval, from, timeZone, steps);
       nextBillingAt = (item.payInAdvance ? period.start : period.end).toISOString();
     }
@@ -336,6 +340,41 @@ const ORDER_COLUMNS = {
   trialEndsOn: subscriptions.trialEndsOn,
 };
 
+/**
+ * Sorting by the contract end: the end moves with every automatic renewal, so it is computed per
+ * subscription at `now` (open-ended subscriptions never end: last ascending, first descending), then the page is cut.
+ */
+async function listByContractEnd(ctx: ServiceContext, q: SubscriptionListQuery, where: SQL, dir: 'asc' | 'desc') {
+  const rows = await ctx.db
+    .select({ id: subscriptions.id, start: subscriptions.contractStart, period: subscriptions.contractPeriod, createdAt: subscriptions.createdAt, timeZone: customers.timeZone })
+    .from(subscriptions)
+    .innerJoin(customers, and(eq(customers.tenantId, subscriptions.tenantId), eq(customers.id, subscriptions.customerId)))
+    .where(where);
+  const ends = rows.map((r) => {
+    const period = r.period ? parseDuration(r.period) : null;
+    const start = new Date(r.start);
+    const end = period ? contractTerm(start, period, ctx.now < start ? start : ctx.now, r.timeZone).end : null;
+    return { ...r, end: end?.toISOString() ?? null };
+  });
+  ends.sort((a, b) => {
+    if (a.end !== b.end) {
+      // No contract end means never ending: after every date ascending, before them descending.
+      const cmp = a.end === null ? 1 : b.end === null ? -1 : a.end.localeCompare(b.end);
+      return dir === 'asc' ? cmp : -cmp;
+    }
+    return b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id);
+  });
+  const pageIds = ends.slice(pageOffset(q), pageOffset(q) + q.limit).map((r) => r.id);
+  const pageRows = pageIds.length ? await ctx.db.select().from(subscriptions).where(and(eq(subscriptions.tenantId, ctx.tenant.id), inJson(subscriptions.id, pageIds))) : [];
+  const ordered = pageIds.map((id) => pageRows.find((r) => r.id === id)!);
+  const aggs = await assemble(ctx, ordered);
+  return collection(
+    aggs.map((a) => renderSubscription(a, ctx.now)),
+    ends.length,
+    q,
+  );
+}
+
 export async function listSubscriptions(ctx: ServiceContext, q: SubscriptionListQuery) {
   const t = ctx.tenant.id;
   const json = (values: string[]) => sql`(SELECT value FROM json_each(${JSON.stringify(values)}))`;
@@ -357,16 +396,10 @@ export async function listSubscriptions(ctx: ServiceContext, q: SubscriptionList
     filters.push(sql`EXISTS (SELECT 1 FROM customers c WHERE c.tenant_id = ${t} AND c.id = ${outer(subscriptions.customerId)} AND c.partner_id = ${q.partner})`);
   }
   const where = and(...filters);
+  const byEnd = q.order.find((o) => o.field === 'contractEnd');
+  if (byEnd) return listByContractEnd(ctx, q, where!, byEnd.dir);
   const order: SQL[] = [];
-  for (const o of q.order) {
-    // The contract end moves with every renewal, so it is sorted by the start of the contract term
-    // and its period: subscriptions without a contract period (open-ended) sort last.
-    const column =
-      o.field === 'contractEnd'
-        ? sql`(CASE WHEN ${subscriptions.contractPeriod} IS NULL THEN '9999' ELSE ${subscriptions.contractStart} END)`
-        : ORDER_COLUMNS[o.field];
-    order.push(o.dir === 'asc' ? asc(column) : desc(column));
-  }
+  for (const o of q.order) order.push(o.dir === 'asc' ? asc(ORDER_COLUMNS[o.field as keyof typeof ORDER_COLUMNS]) : desc(ORDER_COLUMNS[o.field as keyof typeof ORDER_COLUMNS]));
   order.push(desc(subscriptions.createdAt), desc(subscriptions.id));
   const [[total], rows] = await ctx.db.batch([
     ctx.db.select({ n: count() }).from(subscriptions).where(where),
@@ -610,7 +643,7 @@ export async function createSubscription(ctx: ServiceContext, input: Subscriptio
   const resource = renderSubscription(agg, ctx.now);
   const statements: BatchItem<'sqlite'>[] = [
     ctx.db.insert(subscriptions).values(row),
-    ctx.db.insert(subscriptionItems).values(items),
+    ...insertItems(ctx, items),
     insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: 'subscription.created', resourceId: id, data: resource, now: ctx.now }),
   ];
   if (discounts.length) statements.push(ctx.db.insert(appliedDiscounts).values(discounts.map((d) => d.d)));
@@ -621,6 +654,13 @@ export async function createSubscription(ctx: ServiceContext, input: Subscriptio
     throw err;
   }
   return resource;
+}
+
+/** Inserts item rows in chunks: 22 columns a row, so 4 rows a statement stay under D1's 100 bound parameters. */
+export function insertItems(ctx: ServiceContext, rows: ItemRow[]): BatchItem<'sqlite'>[] {
+  const out: BatchItem<'sqlite'>[] = [];
+  for (let i = 0; i < rows.length; i += 4) out.push(ctx.db.insert(subscriptionItems).values(rows.slice(i, i + 4)));
+  return out;
 }
 
 /** An item row with the price plan facts its representation shows. */
@@ -650,7 +690,12 @@ export async function commitSubscriptionChange(
   const nowIso = ctx.now.toISOString();
   const updatedAt = nowIso > before.row.updatedAt ? nowIso : new Date(new Date(before.row.updatedAt).getTime() + 1).toISOString();
   const row: SubscriptionRow = { ...before.row, ...changes, updatedAt };
-  const agg: SubscriptionAggregate = { ...before, ...options.after, row, items: options.items ?? before.items };
+  // Items this change touched carry its time, as their stored rows do.
+  const items = (options.items ?? before.items).map((i) => {
+    const old = before.items.find((b) => b.id === i.id);
+    return !old || JSON.stringify(old) !== JSON.stringify(i) ? { ...i, updatedAt: nowIso } : i;
+  });
+  const agg: SubscriptionAggregate = { ...before, ...options.after, row, items };
   const resource = renderSubscription(agg, ctx.now);
   const { id: _id, tenantId: _t, createdAt: _c, ...set } = row;
   try {
@@ -757,6 +802,8 @@ export async function updateSubscription(ctx: ServiceContext, id: string, input:
       ['periods.cancellationPeriod', input.cancellationPeriod ?? r.cancellationPeriod, r.cancellationPeriod],
       ['paymentMethod', input.paymentMethod, r.paymentMethodId],
       ['invoiceAddress', input.invoiceAddress, r.invoiceAddressId],
+      ['number', input.number ?? r.number, r.number],
+      ['contractDetails.contractStart', input.contractStart ?? r.contractStart, r.contractStart],
     ];
     const changed = fixed.filter(([, a, b]) => a !== b).map(([f]) => f);
     if (!sameItems) changed.push('items');
@@ -794,7 +841,7 @@ export async function updateSubscription(ctx: ServiceContext, id: string, input:
         items: items.map((i) => withPrice(i, catalogue)),
         statements: [
           ctx.db.delete(subscriptionItems).where(and(eq(subscriptionItems.tenantId, ctx.tenant.id), eq(subscriptionItems.subscriptionId, id))),
-          ctx.db.insert(subscriptionItems).values(items),
+          ...insertItems(ctx, items),
         ],
         after: {
           customer: refs.customer ?? before.customer,

@@ -2,9 +2,9 @@ import { and, desc, eq, gte, lt, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { parseDuration } from '../billing/durations';
 import { Dec, toDecimalString } from '../billing/money';
-import { periodAt } from '../billing/periods';
+import { billingGroupStepOptions, periodAt } from '../billing/periods';
 import { fetchPage } from '../db/paging';
-import { customers, measurements, products, subscriptionItems, subscriptions, usageEvents, pricePlans } from '../db/schema';
+import { billingGroups, customers, measurements, products, subscriptionItems, subscriptions, usageEvents, pricePlans } from '../db/schema';
 import { ApiError, type Violation } from '../http/errors';
 import type { ServiceContext } from '../http/context';
 import type { Page } from '../http/pagination';
@@ -207,7 +207,10 @@ export async function currentUsage(ctx: ServiceContext, itemId: string) {
   let from = new Date(0);
   let to = ctx.now;
   if (interval && anchor) {
-    const period = periodAt(new Date(anchor), interval, ctx.now, row.timeZone);
+    const group = row.sub.billingGroupId
+      ? await ctx.db.select().from(billingGroups).where(and(eq(billingGroups.tenantId, ctx.tenant.id), eq(billingGroups.id, row.sub.billingGroupId))).get()
+      : undefined;
+    const period = periodAt(new Date(anchor), interval, ctx.now, row.timeZone, group ? billingGroupStepOptions(group) : {});
     from = period.start;
     to = period.end;
   }

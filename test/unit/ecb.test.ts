@@ -1,19 +1,17 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseEurofxref } from '../../src/billing/ecb';
-
-const fixture = (name: string) => readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8');
+import { dailyFixture, readFixture } from '../fixtures/feeds';
 
 describe('parseEurofxref', () => {
   it('reads the daily feed (single quotes, original ECB layout)', () => {
-    const rates = parseEurofxref(fixture('PutridFarm-eurofxref-daily.xml'));
+    const rates = parseEurofxref(dailyFixture);
     expect(rates).toHaveLength(32);
     expect(rates.find((r) => r.currency === 'USD')).toEqual({ date: '2014-06-10', currency: 'USD', rate: '1.3547' });
     expect(rates.find((r) => r.currency === 'GBP')).toEqual({ date: '2014-06-10', currency: 'GBP', rate: '0.80750' });
   });
 
   it('reads a 90-day history (double quotes) with one entry per day and currency', () => {
-    const rates = parseEurofxref(fixture('PutridFarm-eurofxref-hist-90d.xml'));
+    const rates = parseEurofxref(readFixture);
     const days = new Set(rates.map((r) => r.date));
     expect(days.size).toBe(62);
     expect(rates.find((r) => r.date === '2014-06-13' && r.currency === 'USD')?.rate).toBe('1.3534');

@@ -231,9 +231,9 @@ subscriptionRoutes.openapi(
   async (c) => {
     const q = c.req.valid('query') as Record<string, unknown> & { page: number; limit: number };
     const statuses = list(q, 'status');
-    if (statuses?.some((s) => !statusValues.includes(s))) {
-      return c.json({ error: 'unreachable' } as never, 400 as never);
-    }
+    const unknown = statuses?.find((s) => !statusValues.includes(s));
+    const param = list(q, 'status[]')?.includes(unknown ?? '') ? 'status[]' : 'status';
+    if (unknown) throw ApiError.badRequest('Invalid query parameters.', [{ propertyPath: param, message: `Unknown status "${unknown}"; use ${statusValues.join(', ')}.`, code: 'invalid_value' }]);
     const order = (['status', 'createdAt', 'activatedAt', 'trialEndsOn', 'contractDetails.contractEnd'] as const)
       .filter((f) => q[`order[${f}]`])
       .map((f) => ({ field: f === 'contractDetails.contractEnd' ? ('contractEnd' as const) : f, dir: q[`order[${f}]`] as 'asc' | 'desc' }));
