@@ -7,7 +7,7 @@ import { ApiError } from '../http/errors';
 import type { ServiceContext } from '../http/context';
 import type { Page } from '../http/pagination';
 import { newId } from '../lib/ids';
-import { billSubscription, candidateSubscriptions } from './billing';
+import { billInstantUsage, billSubscription, candidateSubscriptions } from './billing';
 
 type RunRow = typeof billingRuns.$inferSelect;
 
@@ -72,6 +72,8 @@ export async function continueRun(ctx: ServiceContext, run: RunRow, cursor: stri
         const result = await billSubscription(ctx, id, new Date(run.asOf), run.id);
         items += result.lines;
         if (result.invoiceId) invoices++;
+        // Pushes of instant usage that were not billed when they arrived.
+        invoices += await billInstantUsage(ctx, id, new Date(run.asOf), run.id);
       } catch (err) {
         errors++;
         lastError = `${id}: ${(err as Error).message}`.slice(0, 500);

@@ -21,6 +21,7 @@ import {
   subscriptionItems,
   subscriptions,
   taxGroups,
+  usageEvents,
 } from '../db/schema';
 import { insertEvent } from '../events/outbox';
 import type { ServiceContext } from '../http/context';
@@ -82,6 +83,8 @@ export async function planSubscription(ctx: ServiceContext, agg: SubscriptionAgg
     const ends = [item.endDate, s.cancellationDate].filter((x): x is string => x !== null).map((x) => new Date(x));
     const end = ends.length ? new Date(Math.min(...ends.map((d) => d.getTime()))) : null;
 
+    // instant_metered usage is billed per push, each on its own invoice (billInstantUsage).
+    if (price.type === 'instant_metered') continue;
     if (price.type === 'one_time') {
       const at = itemStart < anchor && item.type === 'item' ? anchor : itemStart;
       if (!item.lastBilledAt && at <= asOf && (!pausedFrom || at < pausedFrom)) {
@@ -96,7 +99,7 @@ export async function planSubscription(ctx: ServiceContext, agg: SubscriptionAgg
     // A billing group moves the anchor to its day: the time from activation (after any trial) up
     // to that day is a partial period, prorated by days when the price plan says so.
     const startedAt = new Date(s.trialEndsOn ?? s.activatedAt ?? s.billingAnchor);
-    const usageItem = price.type === 'metered' || price.type === 'instant_metered';
+    const usageItem = price.type === 'metered';
     if (!item.lastBilledTo && agg.billingGroup && startedAt < itemAnchor && itemStart <= anchor && !usageItem && price.proRata) {
       const full = { start: addDuration(itemAnchor, interval, -1, tz, steps), end: itemAnchor };
       const factor = prorationFactor(full, { start: startedAt, end: itemAnchor }, tz);
@@ -109,7 +112,7 @@ export async function planSubscription(ctx: ServiceContext, agg: SubscriptionAgg
       }
     }
     const itemChangesList = changes.filter((c) => c.subscriptionItemId === item.id);
-    const usageType = price.type === 'metered' || price.type === 'instant_metered';
+    const usageType = price.type === 'metered';
     if (price.payInAdvance && !usageType && item.lastBilledTo) {
       // A change inside a period billed in advance: credit the rest at the old price, charge it at the new.
       for (const c of itemChangesList.filter((x) => x.effectiveAt < item.lastBilledTo!)) {
@@ -230,13 +233,19 @@ async function itemMeasurement(ctx: ServiceContext, item: ItemAggregate) {
   return cache.get(item.productId)!;
 }
 
-/** The ECB rate (1 EUR = rate × currency) on the latest day at or before `date`. */
-export async function rateOn(ctx: ServiceContext, currency: string, date: Date): Promise<{ rate: string; date: string } | null> {
-  if (currency === 'EUR') return { rate: '1', date: date.toISOString().slice(0, 10) };
+/** The invoice date: the calendar day of `at` in the tenant's time zone. */
+export function localDate(at: Date, timeZone: string): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+}
+
+/** The ECB rate (1 EUR = rate × currency) of the latest publication at or before the invoice date. */
+export async function rateOn(ctx: ServiceContext, currency: string, at: Date): Promise<{ rate: string; date: string } | null> {
+  const day = localDate(at, ctx.tenant.timeZone);
+  if (currency === 'EUR') return { rate: '1', date: day };
   const row = await ctx.db
     .select()
     .from(exchangeRates)
-    .where(and(eq(exchangeRates.currency, currency), sql`${exchangeRates.date} <= ${date.toISOString().slice(0, 10)}`))
+    .where(and(eq(exchangeRates.currency, currency), sql`${exchangeRates.date} <= ${day}`))
     .orderBy(sql`${exchangeRates.date} DESC`)
     .limit(1)
     .get();
@@ -275,8 +284,12 @@ async function billingUnit(ctx: ServiceContext, first: SubscriptionAggregate): P
  * subscriptions in the same billing group, each subscription's lines under a header with its name:
  * item price → coupon discount → tax, converted to the invoice currency. Writes nothing.
  */
-export async function composeInvoice(ctx: ServiceContext, subscriptionId: string, asOf: Date, runId: string | null) {
-  const unit = await billingUnit(ctx, await loadSubscription(ctx, subscriptionId));
+type Planner = (ctx: ServiceContext, agg: SubscriptionAggregate, asOf: Date, prices: Map<string, PricePlanRow>) => Promise<BillingLine[]>;
+
+export async function composeInvoice(ctx: ServiceContext, subscriptionId: string, asOf: Date, runId: string | null, planner: Planner = planSubscription) {
+  const first0 = await loadSubscription(ctx, subscriptionId);
+  // A billing group consolidates regular billing; a single push of instant usage is its own invoice.
+  const unit = planner === planSubscription ? await billingUnit(ctx, first0) : [first0];
   const allItems = unit.flatMap((a) => a.items);
   const priceIds = [...new Set(allItems.map((i) => i.pricePlanId))];
   const productIds = [...new Set(allItems.map((i) => i.productId))];
@@ -286,12 +299,15 @@ export async function composeInvoice(ctx: ServiceContext, subscriptionId: string
   ]);
   const prices = new Map(priceRows.map((p) => [p.id, p]));
   const planned: { agg: SubscriptionAggregate; lines: BillingLine[] }[] = [];
+  const isSkip = (l: BillingLine) => l.description === 'skipped';
   for (const agg of unit) {
-    const lines = await planSubscription(ctx, agg, asOf, prices);
+    const lines = await planner(ctx, agg, asOf, prices);
     if (lines.length) planned.push({ agg, lines });
   }
   const lines = planned.flatMap((p) => p.lines);
   if (lines.length === 0) return null;
+  // Periods skipped by a resume (and zero-day changes) advance billing without an invoice.
+  if (lines.every(isSkip)) return { skipOnly: true as const, lines, now: ctx.now };
 
   const first = planned[0]!.agg;
   // Partner billing: the partner receives the invoice, at its address.
@@ -307,10 +323,12 @@ export async function composeInvoice(ctx: ServiceContext, subscriptionId: string
     if (from === currency) return amount;
     const fromRate = await rateOn(ctx, from, now);
     const toRate = await rateOn(ctx, currency, now);
-    if (!fromRate || !toRate) throw new Error(`No ECB rate for ${from}/${currency} on ${now.toISOString().slice(0, 10)}`);
+    if (!fromRate || !toRate) throw new Error(`No ECB rate for ${from}/${currency} on ${localDate(now, ctx.tenant.timeZone)}`);
     const rate = new Dec(toRate.rate).div(fromRate.rate);
     if (!rates.some((r) => r.sourceCurrencyCode === from)) {
-      rates.push({ sourceCurrencyCode: from, destinationCurrencyCode: currency, exchangeRate: rate.toDecimalPlaces(10).toString(), exchangeRateDate: toRate.date > fromRate.date ? toRate.date : fromRate.date });
+      // The date of the ECB publication used (the euro side has none of its own).
+      const published = [from === 'EUR' ? null : fromRate.date, currency === 'EUR' ? null : toRate.date].filter((d): d is string => d !== null).sort();
+      rates.push({ sourceCurrencyCode: from, destinationCurrencyCode: currency, exchangeRate: rate.toDecimalPlaces(10).toString(), exchangeRateDate: published[published.length - 1] });
     }
     return new Dec(amount).times(rate).toString();
   };
@@ -318,7 +336,9 @@ export async function composeInvoice(ctx: ServiceContext, subscriptionId: string
   const groups = await ctx.db.select().from(taxGroups).where(eq(taxGroups.tenantId, ctx.tenant.id));
   const positions: PositionRow[] = [];
   const appliedCoupons: string[] = [];
-  for (const { agg, lines: own } of planned) {
+  for (const { agg, lines: all } of planned) {
+    const own = all.filter((l) => !isSkip(l));
+    if (own.length === 0) continue;
     // Item price → coupon discount → tax (issue 5): each subscription's coupons on its converted lines.
     const priced = [] as { l: BillingLine; id: string; amount: string }[];
     for (const l of own) priced.push({ l, id: newId(), amount: await convert(l.amount, l.price.currencyCode) });
@@ -458,8 +478,10 @@ export async function composeInvoice(ctx: ServiceContext, subscriptionId: string
     documentKey: null,
     updatedAt: now.toISOString(),
   };
+  // More credit than charge (a large downgrade): the document is a credit note, not an invoice.
+  if (row.grossAmount < 0) row.type = 'TYPE_CREDIT';
   const resource = renderInvoice({ row, positions, customer: payer });
-  return { row, resource, positions, lines, planned, appliedCoupons, approval, invoiceId, now };
+  return { skipOnly: false as const, row, resource, positions, lines, planned, appliedCoupons, approval, invoiceId, now };
 }
 
 /**
@@ -471,6 +493,62 @@ export async function composeInvoice(ctx: ServiceContext, subscriptionId: string
 export async function billSubscription(ctx: ServiceContext, subscriptionId: string, asOf: Date, runId: string | null): Promise<BillResult> {
   const composed = await composeInvoice(ctx, subscriptionId, asOf, runId);
   if (!composed) return { invoiceId: null, lines: 0, skipped: 'nothing_due' };
+  return commitComposed(ctx, composed, asOf);
+}
+
+type Composed = NonNullable<Awaited<ReturnType<typeof composeInvoice>>>;
+
+/** Advances billing past skipped periods: ledger rows (no invoice) and the items' billing state. */
+async function commitSkipped(ctx: ServiceContext, lines: BillingLine[], now: Date): Promise<BillResult> {
+  const statements: BatchItem<'sqlite'>[] = [];
+  const ledger = lines.map((l) => ({
+    tenantId: ctx.tenant.id,
+    subscriptionItemId: l.item.id,
+    periodStart: iso(l.periodStart),
+    kind: l.ledgerKind ?? l.kind,
+    periodEnd: l.periodEnd ? iso(l.periodEnd) : null,
+    invoiceId: 'skipped',
+    createdAt: now.toISOString(),
+  }));
+  for (let i = 0; i < ledger.length; i += 14) statements.push(ctx.db.insert(billingLedger).values(ledger.slice(i, i + 14)));
+  statements.push(...billingStateStatements(ctx, lines, now));
+  try {
+    await ctx.db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+  } catch (err) {
+    if (isUniqueViolation(err, 'billing_ledger')) return { invoiceId: null, lines: 0, skipped: 'already_billed' };
+    throw err;
+  }
+  return { invoiceId: null, lines: lines.length, skipped: null };
+}
+
+/** The items' last billed period and the item changes now accounted for. */
+function billingStateStatements(ctx: ServiceContext, lines: BillingLine[], now: Date): BatchItem<'sqlite'>[] {
+  const statements: BatchItem<'sqlite'>[] = [];
+  const billedChanges = [...new Set(lines.flatMap((l) => l.changeIds ?? []))];
+  if (billedChanges.length) {
+    statements.push(
+      ctx.db.update(itemChanges).set({ billedAt: now.toISOString() }).where(and(eq(itemChanges.tenantId, ctx.tenant.id), inArray(itemChanges.id, billedChanges))),
+    );
+  }
+  const lastByItem = new Map<string, BillingLine>();
+  for (const l of lines.filter((x) => !x.ledgerKind)) {
+    const prev = lastByItem.get(l.item.id);
+    if (!prev || l.periodStart > prev.periodStart) lastByItem.set(l.item.id, l);
+  }
+  for (const [itemId, l] of lastByItem) {
+    statements.push(
+      ctx.db
+        .update(subscriptionItems)
+        .set({ lastBilledFrom: iso(l.periodStart), lastBilledTo: l.periodEnd ? iso(l.periodEnd) : iso(l.periodStart), lastBilledAt: now.toISOString() })
+        .where(and(eq(subscriptionItems.tenantId, ctx.tenant.id), eq(subscriptionItems.id, itemId))),
+    );
+  }
+  return statements;
+}
+
+/** Writes a composed invoice with its ledger rows, billing state and events in one batch, then finalizes it. */
+async function commitComposed(ctx: ServiceContext, composed: Composed, asOf: Date): Promise<BillResult> {
+  if (composed.skipOnly) return commitSkipped(ctx, composed.lines, composed.now);
   const { row, resource, positions, lines, planned, appliedCoupons, approval, invoiceId, now } = composed;
   const statements: BatchItem<'sqlite'>[] = [ctx.db.insert(invoices).values(row)];
   for (let i = 0; i < positions.length; i += 4) statements.push(ctx.db.insert(invoicePositions).values(positions.slice(i, i + 4)));
@@ -490,23 +568,7 @@ export async function billSubscription(ctx: ServiceContext, subscriptionId: stri
     const prev = lastByItem.get(l.item.id);
     if (!prev || l.periodStart > prev.periodStart) lastByItem.set(l.item.id, l);
   }
-  const billedChanges = [...new Set(lines.flatMap((l) => l.changeIds ?? []))];
-  if (billedChanges.length) {
-    statements.push(
-      ctx.db
-        .update(itemChanges)
-        .set({ billedAt: now.toISOString() })
-        .where(and(eq(itemChanges.tenantId, ctx.tenant.id), inArray(itemChanges.id, billedChanges))),
-    );
-  }
-  for (const [itemId, l] of lastByItem) {
-    statements.push(
-      ctx.db
-        .update(subscriptionItems)
-        .set({ lastBilledFrom: iso(l.periodStart), lastBilledTo: l.periodEnd ? iso(l.periodEnd) : iso(l.periodStart), lastBilledAt: now.toISOString() })
-        .where(and(eq(subscriptionItems.tenantId, ctx.tenant.id), eq(subscriptionItems.id, itemId))),
-    );
-  }
+  statements.push(...billingStateStatements(ctx, lines, now));
   for (const id of appliedCoupons) {
     statements.push(
       ctx.db
@@ -535,7 +597,7 @@ export async function billSubscription(ctx: ServiceContext, subscriptionId: stri
     if (isUniqueViolation(err, 'billing_ledger')) return { invoiceId: null, lines: 0, skipped: 'already_billed' };
     throw err;
   }
-  if (!approval && row.grossAmount >= 0) await finalizeInvoice(ctx, invoiceId, null);
+  if (!approval) await finalizeInvoice(ctx, invoiceId, null);
   return { invoiceId, lines: lines.length, skipped: null };
 }
 
@@ -566,5 +628,42 @@ export async function estimatedInvoice(ctx: ServiceContext, subscriptionId: stri
   const next = renderSubscription(agg, ctx.now).nextBillingDate;
   const at = next ? new Date(next) : ctx.now;
   const composed = await composeInvoice({ ...ctx, now: at < ctx.now ? ctx.now : at }, subscriptionId, at < ctx.now ? ctx.now : at, null);
-  return composed?.resource ?? null;
+  return composed && !composed.skipOnly ? composed.resource : null;
+}
+
+/**
+ * instant_metered usage is billed at once: every push not yet on an invoice becomes its own invoice
+ * (one line, the pushed quantity priced by the item's price plan). The ledger key names the event,
+ * so a push is billed exactly once however often this runs.
+ */
+export async function billInstantUsage(ctx: ServiceContext, subscriptionId: string, asOf: Date, runId: string | null) {
+  const pending = await ctx.db
+    .select({ eventId: usageEvents.eventId, itemId: usageEvents.subscriptionItemId, quantity: usageEvents.quantity, measuredAt: usageEvents.measuredAt })
+    .from(usageEvents)
+    .innerJoin(subscriptionItems, and(eq(subscriptionItems.tenantId, usageEvents.tenantId), eq(subscriptionItems.id, usageEvents.subscriptionItemId)))
+    .innerJoin(pricePlans, and(eq(pricePlans.tenantId, subscriptionItems.tenantId), eq(pricePlans.id, subscriptionItems.pricePlanId)))
+    .where(
+      and(
+        eq(usageEvents.tenantId, ctx.tenant.id),
+        eq(subscriptionItems.subscriptionId, subscriptionId),
+        eq(pricePlans.type, 'instant_metered'),
+        lte(usageEvents.measuredAt, asOf.toISOString()),
+        sql`NOT EXISTS (SELECT 1 FROM billing_ledger l WHERE l.subscription_item_id = ${usageEvents.subscriptionItemId} AND l.kind = 'instant:' || ${usageEvents.eventId})`,
+      ),
+    )
+    .orderBy(asc(usageEvents.measuredAt), asc(usageEvents.eventId))
+    .limit(100);
+  let invoices = 0;
+  for (const e of pending) {
+    const planner: Planner = async (_ctx, agg, _asOf, prices) => {
+      const item = agg.items.find((i) => i.id === e.itemId);
+      const price = item && prices.get(item.pricePlanId);
+      if (!item || !price) return [];
+      const at = new Date(e.measuredAt);
+      return [{ ...line(item, 'usage', at, at, e.quantity, price, null, item.name), ledgerKind: `instant:${e.eventId}` }];
+    };
+    const composed = await composeInvoice(ctx, subscriptionId, asOf, runId, planner);
+    if (composed && (await commitComposed(ctx, composed, asOf)).invoiceId) invoices++;
+  }
+  return invoices;
 }

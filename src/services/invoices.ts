@@ -3,7 +3,7 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import { invoiceTotals, lineNet } from '../billing/invoice-totals';
 import { Dec, formatMoney, fromMinorUnits, toMinorUnitsSafe } from '../billing/money';
 import { resolveTax, TaxRateUnavailableError } from '../billing/tax';
-import { isGuardFailure, requirePreviousChange } from '../db/client';
+import { isGuardFailure, outer, requirePreviousChange } from '../db/client';
 import { customerAddresses, customers, events, invoicePositions, invoices, taxGroups } from '../db/schema';
 import { EVENT_VERSION, type EventType } from '../events/catalogue';
 import { insertEvent } from '../events/outbox';
@@ -175,7 +175,11 @@ export async function listInvoices(ctx: ServiceContext, q: InvoiceListQuery) {
   if (q.type?.length) filters.push(sql`${invoices.type} IN ${json(q.type)}`);
   if (q.customer) filters.push(eq(invoices.customerId, q.customer));
   if (q.customerScope) filters.push(eq(invoices.customerId, q.customerScope), sql`${invoices.status} <> 'STATUS_DRAFT'`);
-  if (q.subscription) filters.push(eq(invoices.subscriptionId, q.subscription));
+  if (q.subscription) {
+    // A consolidated invoice (billing group) bills several subscriptions: match any of its lines.
+    filters.push(sql`(${invoices.subscriptionId} = ${q.subscription} OR EXISTS (SELECT 1 FROM invoice_positions p JOIN subscription_items i
+      ON i.tenant_id = p.tenant_id AND i.id = p.subscription_item_id WHERE p.tenant_id = ${outer(invoices.tenantId)} AND p.invoice_id = ${outer(invoices.id)} AND i.subscription_id = ${q.subscription}))`);
+  }
   if (q.number) filters.push(eq(invoices.number, q.number));
   if (q.createdFrom) filters.push(gte(invoices.createdAt, q.createdFrom));
   if (q.createdTo) filters.push(lte(invoices.createdAt, q.createdTo));

@@ -4,6 +4,7 @@ import { parseDuration } from '../billing/durations';
 import { Dec, toDecimalString } from '../billing/money';
 import { billingGroupStepOptions, periodAt } from '../billing/periods';
 import { fetchPage } from '../db/paging';
+import { billInstantUsage } from './billing';
 import { billingGroups, customers, measurements, products, subscriptionItems, subscriptions, usageEvents, pricePlans } from '../db/schema';
 import { ApiError, type Violation } from '../http/errors';
 import type { ServiceContext } from '../http/context';
@@ -27,6 +28,7 @@ export interface UsageEventInput {
 type MeasurementRow = typeof measurements.$inferSelect;
 interface Target {
   itemId: string;
+  subscriptionId: string;
   measurement: MeasurementRow;
 }
 
@@ -48,7 +50,7 @@ async function resolveTargets(ctx: ServiceContext, events: UsageEventInput[]) {
   const live = sql`${subscriptions.status} IN ('active', 'paused') AND ${subscriptionItems.status} IN ('active', 'canceled')`;
   const base = () =>
     ctx.db
-      .select({ itemId: subscriptionItems.id, customerId: subscriptions.customerId, measurement: measurements })
+      .select({ itemId: subscriptionItems.id, subscriptionId: subscriptions.id, customerId: subscriptions.customerId, measurement: measurements })
       .from(subscriptionItems)
       .innerJoin(subscriptions, and(eq(subscriptions.tenantId, subscriptionItems.tenantId), eq(subscriptions.id, subscriptionItems.subscriptionId)))
       .innerJoin(products, and(eq(products.tenantId, subscriptionItems.tenantId), eq(products.id, subscriptionItems.productId)))
@@ -64,11 +66,11 @@ async function resolveTargets(ctx: ServiceContext, events: UsageEventInput[]) {
       ),
     ),
   ]);
-  const items = new Map<string, Target>(byItem.map((r) => [r.itemId, { itemId: r.itemId, measurement: r.measurement }]));
+  const items = new Map<string, Target>(byItem.map((r) => [r.itemId, { itemId: r.itemId, subscriptionId: r.subscriptionId, measurement: r.measurement }]));
   const candidates = new Map<string, Target[]>();
   for (const r of byPair) {
     const key = JSON.stringify([r.customerId, r.measurement.code]);
-    candidates.set(key, [...(candidates.get(key) ?? []), { itemId: r.itemId, measurement: r.measurement }]);
+    candidates.set(key, [...(candidates.get(key) ?? []), { itemId: r.itemId, subscriptionId: r.subscriptionId, measurement: r.measurement }]);
   }
   return { items, candidates };
 }
@@ -93,6 +95,7 @@ export async function ingestUsage(ctx: ServiceContext, events: UsageEventInput[]
   const latest = new Date(now.getTime() + 5 * 60_000).toISOString();
   const rejected: IngestResult['rejected'] = [];
   const rows: (typeof usageEvents.$inferInsert)[] = [];
+  const instant = new Set<string>();
   events.forEach((e, index) => {
     const violations: Violation[] = [];
     const add = (field: string, message: string, code: string) => violations.push({ propertyPath: `events[${index}].${field}`, message, code });
@@ -114,6 +117,7 @@ export async function ingestUsage(ctx: ServiceContext, events: UsageEventInput[]
       rejected.push({ index, id: e.id, violations });
       return;
     }
+    if (target.measurement.type === 'instant_metered') instant.add(target.subscriptionId);
     rows.push({
       tenantId: ctx.tenant.id,
       eventId: e.id,
@@ -136,6 +140,8 @@ export async function ingestUsage(ctx: ServiceContext, events: UsageEventInput[]
     const results = (await ctx.db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as unknown as { id: string }[][];
     accepted = results.reduce((n, r) => n + r.length, 0);
   }
+  // instant_metered usage is billed at once, each push on its own invoice.
+  for (const subscriptionId of instant) await billInstantUsage(ctx, subscriptionId, ctx.now, null);
   return { received: events.length, accepted, duplicates: rows.length - accepted, rejected };
 }
 
