@@ -3,6 +3,7 @@ import type { AppEnv } from './http/context';
 import { ApiError, renderProblem } from './http/errors';
 import { createRouter } from './http/openapi';
 import { bodyGuard, requestSetup } from './http/request';
+import { publishOutbox } from './events/delivery';
 import { adminRoutes } from './routes/admin/index';
 import { apiKeyRoutes } from './routes/api-keys/index';
 import { authRoutes } from './routes/auth/index';
@@ -29,12 +30,26 @@ import { entitlementRoutes } from './routes/entitlements/index';
 import { invoiceRoutes } from './routes/invoices/index';
 import { billingRunRoutes } from './routes/billing-runs/index';
 import { exchangeRateRoutes } from './routes/exchange-rates/index';
+import { webhookRoutes } from './routes/webhooks/index';
 import type { Context } from 'hono';
 
 export function buildApp() {
   const app = createRouter();
   app.use('*', requestSetup);
   app.use('*', bodyGuard);
+  // Events a change wrote to the outbox go to the queue right after the response (the cron sweeper
+  // catches anything this misses); the caller never waits for webhook delivery.
+  app.use('*', async (c, next) => {
+    await next();
+    const tenant = c.var.tenant;
+    if (!tenant || c.req.method === 'GET' || c.res.status >= 400) return;
+    const publishing = publishOutbox(c.env, tenant.id).catch((err) => console.error(JSON.stringify({ level: 'error', job: 'publish', message: String(err) })));
+    try {
+      c.executionCtx.waitUntil(publishing);
+    } catch {
+      // No execution context (app.request in a unit test): the promise runs on its own.
+    }
+  });
 
   for (const routes of [
     systemRoutes,
@@ -63,6 +78,7 @@ export function buildApp() {
     invoiceRoutes,
     billingRunRoutes,
     exchangeRateRoutes,
+    webhookRoutes,
   ]) {
     app.route('/', routes);
   }

@@ -17,7 +17,8 @@ export interface Env {
   REFRESH_TOKEN_TTL_SECONDS?: string;
 }
 
+/** A queue message: one webhook delivery to attempt. */
 export interface EventMessage {
-  eventId: string;
+  deliveryId: string;
   tenantId: string;
 }

@@ -10,7 +10,7 @@ export default {
   async scheduled(controller, env, ctx) {
     ctx.waitUntil(runScheduled(controller, env));
   },
-  async queue(batch, env) {
+  async queue(batch, env, _ctx) {
     await consumeEvents(batch, env);
   },
 } satisfies ExportedHandler<Env, EventMessage>;

@@ -272,6 +272,13 @@ describe('tenant isolation on every route', () => {
     const invoice = await make('/invoices', { customer: customer.id, positions: [{ name: 'A work', unitPrice: '10.00', taxRate: '19' }] });
     const position = invoice.positions[0];
     const run = (await api('/billing-runs', { token: a.key, method: 'POST' })).body;
+    const webhook = await make('/webhooks', { url: 'https://hooks.a.example/billing', events: ['customer.updated'] });
+    const deliveryId = `delivery-${Date.now()}`;
+    await env.DB.prepare(
+      `INSERT INTO webhook_deliveries (id, tenant_id, webhook_id, event_id, event_type, status, attempts, created_at) VALUES (?, ?, ?, 'e', 'customer.updated', 'failed', 13, ?)`,
+    )
+      .bind(deliveryId, a.id, webhook.id, new Date().toISOString())
+      .run();
     expect(run.id).toEqual(expect.any(String));
 
     // B's own catalogue, so that the sample bodies below are valid for B: the only reason to refuse them is A's id.
@@ -335,6 +342,10 @@ describe('tenant isolation on every route', () => {
       ),
       '/invoice-position-items/{id}': { id: position.id },
       '/billing-runs/{id}': { id: run.id },
+      '/webhooks/{id}': { id: webhook.id },
+      '/webhooks/{id}/rotate-secret': { id: webhook.id },
+      '/webhooks/{id}/deliveries': { id: webhook.id },
+      '/webhook-deliveries/{id}/redeliver': { id: deliveryId },
       '/subscription-items/{id}': { id: item.id },
       '/subscription-items/{id}/quantity': { id: item.id },
       '/subscription-items/{id}/cancel': { id: item.id },
@@ -430,6 +441,8 @@ describe('tenant isolation on every route', () => {
       'put /invoices/{id}/address': { address: null },
       'post /invoices/{id}/payment-method': { paymentMethod: null },
       'post /invoices/{id}/comments': { text: 'Stolen' },
+      'put /webhooks/{id}': { url: 'https://evil.example/x', events: ['*'] },
+      'patch /webhooks/{id}': { url: 'https://evil.example/x' },
       'put /subscription-items/{id}/quantity': { quantity: '5' },
       'put /subscription-items/{id}/price-plan': { pricePlan: bPricePlan.id },
     };
@@ -460,6 +473,7 @@ describe('tenant isolation on every route', () => {
       comments: (await api(`/subscriptions/${subscription.id}/comments`, { token: a.key })).body,
       entitled: (await api(`/customers/${customer.id}/entitlements?feature=a-sso`, { token: a.key })).body,
       invoice: (await api(`/invoices/${invoice.id}`, { token: a.key })).body,
+      webhook: (await api(`/webhooks/${webhook.id}`, { token: a.key })).body,
     });
     const before = await snapshot();
     // Every catalogue record of A is there to be compared (a 404 in the snapshot would hide a deletion).
@@ -493,6 +507,8 @@ describe('tenant isolation on every route', () => {
       invoice.id,
       position.id,
       run.id,
+      webhook.id,
+      deliveryId,
     ];
 
     const doc = (await api('/openapi.json')).body;

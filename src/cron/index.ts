@@ -3,6 +3,7 @@ import { createDb } from '../db/client';
 import { idempotencyKeys, subscriptions, tenants } from '../db/schema';
 import { sweepSubscriptions } from '../services/subscription-sweep';
 import { importRates, rateSource } from '../services/exchange-rates';
+import { sweepDeliveries } from '../events/delivery';
 import type { Env } from '../env';
 import { systemNow, tenantNow } from '../lib/clock';
 
@@ -46,6 +47,8 @@ export async function runScheduled(controller: ScheduledController, env: Env): P
     console.log(JSON.stringify({ level: 'info', job: 'subscription-sweep', changed }));
     const dispatched = await dispatchBilling(env);
     console.log(JSON.stringify({ level: 'info', job: 'billing-dispatch', tenants: dispatched }));
+    const swept = await sweepDeliveries(env);
+    console.log(JSON.stringify({ level: 'info', job: 'outbox-sweeper', ...swept }));
   }
   if (controller.cron === '0 3 * * *') {
     try {

@@ -1,13 +1,28 @@
 import type { Env, EventMessage } from '../env';
+import { attemptDelivery, recordDeadLetters } from './delivery';
+
+/** The dead-letter queue's name (wrangler.toml): its messages are recorded, never dropped. */
+export const DEAD_LETTER_QUEUE = 'edge-billing-events-dlq';
 
 /**
- * Queue consumer for the EVENTS queue and its dead-letter queue. Webhook delivery (signing,
- * retries, attempt log) is the webhooks issue; until then nothing is published to the queue, and
- * anything that arrives is acknowledged and logged so a batch is never redelivered forever.
+ * Queue consumer for webhook deliveries. Every message is acknowledged once its attempt is recorded
+ * in D1 (the retry schedule lives there); a message whose processing throws is retried by the queue
+ * and, after `max_retries`, lands in the dead-letter queue, whose consumer records it.
  */
-export async function consumeEvents(batch: MessageBatch<EventMessage>, _env: Env): Promise<void> {
+export async function consumeEvents(batch: MessageBatch<EventMessage>, env: Env): Promise<void> {
+  if (batch.queue === DEAD_LETTER_QUEUE) {
+    await recordDeadLetters(env, batch.messages.map((m) => m.body?.deliveryId).filter((id): id is string => typeof id === 'string'));
+    for (const m of batch.messages) m.ack();
+    return;
+  }
+  // In order: one webhook's deliveries of a batch go out in the order they were published.
   for (const message of batch.messages) {
-    console.log(JSON.stringify({ level: 'warn', queue: batch.queue, eventId: message.body?.eventId, note: 'no webhook delivery yet' }));
-    message.ack();
+    try {
+      if (typeof message.body?.deliveryId === 'string') await attemptDelivery(env, message.body.deliveryId);
+      message.ack();
+    } catch (err) {
+      console.error(JSON.stringify({ level: 'error', queue: batch.queue, deliveryId: message.body?.deliveryId, message: String(err) }));
+      message.retry();
+    }
   }
 }

@@ -24,6 +24,7 @@ export const PERMISSION_RESOURCES = [
   'entitlement',
   'invoice',
   'billing-run',
+  'webhook',
 ] as const;
 
 export type PermissionResource = (typeof PERMISSION_RESOURCES)[number];

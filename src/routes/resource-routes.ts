@@ -28,6 +28,8 @@ export interface ResourceRoutes<Row extends { id: string }, Input, Resource> {
   baseFilter?: (query: Record<string, unknown>) => SQL | undefined;
   /** Sortable fields: `order[<field>]=asc|desc`. */
   sortable?: Record<string, SQLiteColumn>;
+  /** The resource registers its own create route (e.g. one that shows a secret once). */
+  skipCreate?: boolean;
   /** Operations to leave out (e.g. delete for resources that are archived instead). */
   without?: ('delete' | 'patch')[];
   descriptions?: Partial<Record<'list' | 'create' | 'get' | 'put' | 'patch' | 'delete', string>>;
@@ -70,6 +72,7 @@ export function registerResourceRoutes<Row extends { id: string }, Input, Resour
     },
   );
 
+  if (!r.skipCreate)
   router.openapi(
     defineRoute({
       method: 'post',

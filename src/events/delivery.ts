@@ -1,0 +1,199 @@
+import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import { createDb, type Db } from '../db/client';
+import { events, webhookDeliveries, webhooks } from '../db/schema';
+import type { Env, EventMessage } from '../env';
+import { systemNow } from '../lib/clock';
+import { newId } from '../lib/ids';
+import { MAX_ATTEMPTS, retryDelaySeconds } from './retry';
+import { signatureHeaders } from './signing';
+
+/** A queue message may be delayed by at most 12 hours; longer waits are left to the cron sweeper. */
+const MAX_QUEUE_DELAY_SECONDS = 12 * 3600;
+export const DELIVERY_TIMEOUT_MS = 10_000;
+const PUBLISH_BATCH = 200;
+
+type EventRow = typeof events.$inferSelect;
+type WebhookRow = typeof webhooks.$inferSelect;
+
+function subscribed(webhook: WebhookRow, type: string): boolean {
+  return webhook.enabled && (webhook.events.includes('*') || webhook.events.includes(type));
+}
+
+/**
+ * Moves outbox events to webhook deliveries: one delivery per event and enabled webhook that wants
+ * it (UNIQUE per webhook and event, so publishing twice is harmless), events marked published in the
+ * same batch, then a queue message per delivery. Runs right after a write and from the cron sweeper.
+ */
+export async function publishOutbox(env: Env, tenantId?: string): Promise<number> {
+  const db = createDb(env.DB);
+  const now = systemNow().toISOString();
+  const pending = await db
+    .select()
+    .from(events)
+    .where(and(isNull(events.publishedAt), tenantId ? eq(events.tenantId, tenantId) : undefined))
+    .orderBy(asc(events.createdAt), asc(events.id))
+    .limit(PUBLISH_BATCH);
+  if (pending.length === 0) return 0;
+  const tenantIds = [...new Set(pending.map((e) => e.tenantId))];
+  const hooks = await db
+    .select()
+    .from(webhooks)
+    .where(and(inArray(webhooks.tenantId, tenantIds), eq(webhooks.enabled, true)));
+  const deliveries = pending.flatMap((e: EventRow) =>
+    hooks
+      .filter((w) => w.tenantId === e.tenantId && subscribed(w, e.type))
+      .map((w) => ({
+        id: newId(),
+        tenantId: e.tenantId,
+        webhookId: w.id,
+        eventId: e.id,
+        eventType: e.type,
+        status: 'pending' as const,
+        attempts: 0,
+        lastResponseCode: null,
+        lastError: null,
+        nextAttemptAt: now,
+        lastAttemptAt: null,
+        deadLetteredAt: null,
+        createdAt: now,
+      })),
+  );
+  const statements: BatchItem<'sqlite'>[] = [];
+  // 13 columns a row: 7 rows a statement stay under D1's 100 bound parameters.
+  for (let i = 0; i < deliveries.length; i += 7) statements.push(db.insert(webhookDeliveries).values(deliveries.slice(i, i + 7)).onConflictDoNothing());
+  for (let i = 0; i < pending.length; i += 90) {
+    statements.push(db.update(events).set({ publishedAt: now }).where(inArray(events.id, pending.slice(i, i + 90).map((e) => e.id))));
+  }
+  await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+  await enqueue(env, deliveries.map((d) => ({ deliveryId: d.id, tenantId: d.tenantId })));
+  return pending.length;
+}
+
+async function enqueue(env: Env, messages: EventMessage[], delaySeconds = 0) {
+  for (let i = 0; i < messages.length; i += 100) {
+    await env.EVENTS.sendBatch(messages.slice(i, i + 100).map((body) => ({ body, delaySeconds })));
+  }
+}
+
+/** The body a webhook receives. */
+export function deliveryPayload(event: EventRow) {
+  return JSON.stringify({
+    event: { type: event.type, id: event.id, version: event.version, created: event.createdAt },
+    tenantId: event.tenantId,
+    data: event.data,
+  });
+}
+
+export type DeliveryOutcome = 'delivered' | 'retry' | 'failed' | 'skipped';
+
+/**
+ * One attempt of a delivery: claims it (a guarded update on its attempt count, so a duplicate queue
+ * message does nothing), POSTs the signed payload with a 10 s timeout, and records the result: 2xx
+ * delivered; 410 disables the webhook; anything else is retried with backoff until the last attempt,
+ * after which the delivery fails and the webhook's failure count rises.
+ */
+export async function attemptDelivery(env: Env, deliveryId: string, random = Math.random): Promise<DeliveryOutcome> {
+  const db = createDb(env.DB);
+  const now = systemNow();
+  const delivery = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get();
+  if (!delivery || delivery.status !== 'pending') return 'skipped';
+  if (delivery.nextAttemptAt && delivery.nextAttemptAt > now.toISOString()) {
+    await scheduleNext(env, delivery.id, delivery.tenantId, new Date(delivery.nextAttemptAt));
+    return 'skipped';
+  }
+  const [webhook, event] = await Promise.all([
+    db.select().from(webhooks).where(eq(webhooks.id, delivery.webhookId)).get(),
+    db.select().from(events).where(eq(events.id, delivery.eventId)).get(),
+  ]);
+  const claimed = await db
+    .update(webhookDeliveries)
+    .set({ attempts: delivery.attempts + 1, lastAttemptAt: now.toISOString() })
+    .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.status, 'pending'), eq(webhookDeliveries.attempts, delivery.attempts)))
+    .returning({ id: webhookDeliveries.id })
+    .get();
+  if (!claimed) return 'skipped';
+  const attempt = delivery.attempts + 1;
+  if (!webhook || !event || !webhook.enabled) {
+    await finish(db, delivery.id, 'failed', null, webhook ? 'webhook disabled' : 'webhook deleted');
+    return 'failed';
+  }
+  const body = deliveryPayload(event);
+  const secrets = [webhook.secret];
+  if (webhook.previousSecret && webhook.previousSecretExpiresAt && webhook.previousSecretExpiresAt > now.toISOString()) secrets.push(webhook.previousSecret);
+  const headers = {
+    'Content-Type': 'application/json',
+    'User-Agent': 'edge-billing-webhooks/1',
+    ...(await signatureHeaders(secrets, event.id, Math.floor(now.getTime() / 1000), body)),
+  };
+  let status: number | null = null;
+  let error: string | null = null;
+  try {
+    const res = await fetch(webhook.url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS) });
+    status = res.status;
+    await res.body?.cancel();
+  } catch (err) {
+    error = (err as Error).name === 'TimeoutError' ? `timeout after ${DELIVERY_TIMEOUT_MS / 1000} s` : String((err as Error).message ?? err).slice(0, 300);
+  }
+  if (status !== null && status >= 200 && status < 300) {
+    await finish(db, delivery.id, 'delivered', status, null);
+    return 'delivered';
+  }
+  if (status === 410) {
+    await db.batch([
+      db.update(webhookDeliveries).set({ status: 'failed', lastResponseCode: 410, lastError: 'receiver answered 410 Gone', nextAttemptAt: null }).where(eq(webhookDeliveries.id, delivery.id)),
+      db.update(webhooks).set({ enabled: false, disabledReason: 'receiver answered 410 Gone', updatedAt: now.toISOString() }).where(eq(webhooks.id, webhook.id)),
+    ]);
+    return 'failed';
+  }
+  const delay = retryDelaySeconds(attempt, random());
+  if (delay === null || attempt >= MAX_ATTEMPTS) {
+    await db.batch([
+      db.update(webhookDeliveries).set({ status: 'failed', lastResponseCode: status, lastError: error, nextAttemptAt: null }).where(eq(webhookDeliveries.id, delivery.id)),
+      db.update(webhooks).set({ failureCount: sql`${webhooks.failureCount} + 1` }).where(eq(webhooks.id, webhook.id)),
+    ]);
+    return 'failed';
+  }
+  const next = new Date(now.getTime() + delay * 1000);
+  await db.update(webhookDeliveries).set({ lastResponseCode: status, lastError: error, nextAttemptAt: next.toISOString() }).where(eq(webhookDeliveries.id, delivery.id));
+  await scheduleNext(env, delivery.id, delivery.tenantId, next);
+  return 'retry';
+}
+
+async function finish(db: Db, id: string, status: 'delivered' | 'failed', code: number | null, error: string | null) {
+  await db.update(webhookDeliveries).set({ status, lastResponseCode: code, lastError: error, nextAttemptAt: null }).where(eq(webhookDeliveries.id, id));
+}
+
+/** Re-enqueues a delivery for its next attempt; waits beyond the queue's 12 h are left to the sweeper. */
+async function scheduleNext(env: Env, deliveryId: string, tenantId: string, at: Date) {
+  const seconds = Math.max(0, Math.ceil((at.getTime() - systemNow().getTime()) / 1000));
+  if (seconds <= MAX_QUEUE_DELAY_SECONDS) await enqueue(env, [{ deliveryId, tenantId }], seconds);
+}
+
+/**
+ * The cron sweeper: publishes events a request did not get to, and re-enqueues deliveries whose
+ * next attempt is due (those waiting longer than a queue delay, and those whose message was lost).
+ */
+export async function sweepDeliveries(env: Env): Promise<{ published: number; requeued: number }> {
+  let published = 0;
+  for (let n = await publishOutbox(env); n > 0; n = await publishOutbox(env)) published += n;
+  const db = createDb(env.DB);
+  const due = await db
+    .select({ id: webhookDeliveries.id, tenantId: webhookDeliveries.tenantId })
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, systemNow().toISOString())))
+    .limit(1000);
+  await enqueue(env, due.map((d) => ({ deliveryId: d.id, tenantId: d.tenantId })));
+  return { published, requeued: due.length };
+}
+
+/** Messages that exhausted the queue's own retries: recorded on the delivery and left for the sweeper, never dropped. */
+export async function recordDeadLetters(env: Env, deliveryIds: string[]) {
+  if (deliveryIds.length === 0) return;
+  const db = createDb(env.DB);
+  const now = systemNow().toISOString();
+  await db
+    .update(webhookDeliveries)
+    .set({ deadLetteredAt: now, nextAttemptAt: now })
+    .where(and(inArray(webhookDeliveries.id, deliveryIds), eq(webhookDeliveries.status, 'pending')));
+}

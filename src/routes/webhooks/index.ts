@@ -1,0 +1,142 @@
+import { z } from '@hono/zod-openapi';
+import { eq } from 'drizzle-orm';
+import { webhooks } from '../../db/schema';
+import { EVENT_VERSION } from '../../events/catalogue';
+import { serviceContext } from '../../http/context';
+import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../http/openapi';
+import { collectionSchema, paginationQuery } from '../../http/pagination';
+import { idParam } from '../../http/schemas';
+import { availableEvents, createWebhook, listDeliveries, redeliver, rotateSecret, webhookService } from '../../services/webhooks';
+import { registerResourceRoutes } from '../resource-routes';
+
+const tags = ['Webhooks'];
+
+export const WebhookSchema = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    events: z.array(z.string()),
+    version: z.string(),
+    enabled: z.boolean(),
+    activities: z.array(z.string()),
+    failureCount: z.number().int(),
+    disabledReason: z.string().nullable(),
+    previousSecretExpiresAt: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi('Webhook');
+
+const WebhookWriteSchema = z
+  .strictObject({
+    url: z.string().min(1).max(2048),
+    events: z.array(z.string().min(1).max(100)).min(1, 'Subscribe to at least one event (or "*").').max(200),
+    version: z.string().max(32).default(EVENT_VERSION),
+    enabled: z.boolean().default(true),
+    activities: z.array(z.string().min(1).max(100)).max(50).default([]),
+  })
+  .openapi('WebhookWrite');
+
+const DeliverySchema = z
+  .object({
+    id: z.string(),
+    webhook: z.string(),
+    event: z.object({ id: z.string(), type: z.string() }),
+    status: z.enum(['pending', 'delivered', 'failed']),
+    attempts: z.number().int(),
+    lastResponseCode: z.number().int().nullable(),
+    lastError: z.string().nullable(),
+    lastAttemptAt: z.string().nullable(),
+    nextAttemptAt: z.string().nullable(),
+    deadLetteredAt: z.string().nullable(),
+    createdAt: z.string(),
+  })
+  .openapi('WebhookDelivery');
+
+export const webhookRoutes = createRouter();
+
+webhookRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/webhooks',
+    access: 'webhook:write',
+    tags,
+    summary: 'Register a webhook (its signing secret is shown once)',
+    description:
+      'Deliveries are POSTs of {event: {type, id, version, created}, tenantId, data}, signed with X-Webhook-Signature (hex HMAC-SHA256 of the raw body) and the Standard Webhooks headers webhook-id, webhook-timestamp, webhook-signature. Live tenants need https; test tenants may use http://localhost.',
+    request: { body: jsonBody(WebhookWriteSchema) },
+    responses: { 201: jsonResponse(WebhookSchema.extend({ secret: z.string() }).openapi('WebhookCreated'), 'The webhook with its secret') },
+  }),
+  async (c) => c.json((await createWebhook(serviceContext(c), c.req.valid('json'))) as never, 201),
+);
+
+registerResourceRoutes(webhookRoutes, {
+  path: '/webhooks',
+  name: 'Webhook',
+  tag: 'Webhooks',
+  permission: 'webhook',
+  service: webhookService,
+  schema: WebhookSchema,
+  writeSchema: WebhookWriteSchema,
+  filters: { enabled: { schema: z.enum(['true', 'false']), where: (v: string) => eq(webhooks.enabled, v === 'true') } },
+  skipCreate: true,
+});
+
+const params = z.object({ id: idParam('id', 'Webhook id') });
+
+webhookRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/webhooks/{id}/rotate-secret',
+    access: 'webhook:write',
+    tags,
+    summary: 'Rotate the signing secret',
+    description: 'The new secret is shown once; the old one keeps signing (a second signature) for 24 hours.',
+    request: { params },
+    responses: { 200: jsonResponse(WebhookSchema.extend({ secret: z.string() }).openapi('WebhookRotated'), 'The webhook with its new secret') },
+  }),
+  async (c) => c.json((await rotateSecret(serviceContext(c), c.req.valid('param').id)) as never, 200),
+);
+
+webhookRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/webhooks/{id}/deliveries',
+    access: 'webhook:read',
+    tags,
+    summary: 'Deliveries of a webhook: status, attempts, last response, next attempt',
+    request: { params, query: z.object({ ...paginationQuery, status: z.enum(['pending', 'delivered', 'failed']).optional() }) },
+    responses: { 200: jsonResponse(collectionSchema(DeliverySchema, 'WebhookDeliveryCollection'), 'Deliveries') },
+  }),
+  async (c) => {
+    const q = c.req.valid('query');
+    return c.json(await listDeliveries(serviceContext(c), c.req.valid('param').id, q, q.status), 200);
+  },
+);
+
+webhookRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/webhook-deliveries/{id}/redeliver',
+    access: 'webhook:write',
+    tags,
+    summary: 'Send a delivery again (from the start of the retry schedule)',
+    request: { params: z.object({ id: idParam('id', 'Delivery id') }) },
+    responses: { 202: jsonResponse(DeliverySchema, 'The delivery, queued') },
+  }),
+  async (c) => c.json(await redeliver(serviceContext(c), c.req.valid('param').id), 202),
+);
+
+webhookRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/available-webhook-events',
+    access: 'webhook:read',
+    tags,
+    summary: 'Every event the service emits, with what it means',
+    responses: {
+      200: jsonResponse(z.object({ data: z.array(z.object({ name: z.string(), description: z.string(), version: z.string() })) }).openapi('WebhookEventCatalogue'), 'The catalogue'),
+    },
+  }),
+  (c) => c.json({ data: availableEvents() }, 200),
+);
