@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, createCustomer, createTenant, keyWith, unique, violations, type ApiResponse, type TestTenant } from './helpers';
+import { api, createCustomer, createTenant, keyWith, unique, violations, type ApiResponse, type TestTenant, query, eventsOf, type StoredEvent } from './helpers';
 
 // The catalogue (spec §2.3, §3, issue 3): product families, units, measurements, cost centres,
 // cancellation reasons, billing groups, tax groups and taxes, products, price plans, plans and
@@ -9,30 +9,6 @@ import { api, createCustomer, createTenant, keyWith, unique, violations, type Ap
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
-
-async function query<T = Record<string, unknown>>(sql: string, ...params: unknown[]): Promise<T[]> {
-  const res = await env.DB.prepare(sql)
-    .bind(...params)
-    .all<T>();
-  return res.results;
-}
-
-interface StoredEvent {
-  type: string;
-  resourceId: string | null;
-  data: any;
-}
-
-/** Outbox rows of a tenant in the order they were written. */
-async function eventsOf(t: TestTenant, resourceId?: string): Promise<StoredEvent[]> {
-  const rows = await query<{ type: string; resource_id: string | null; data: string }>(
-    'SELECT type, resource_id, data FROM events WHERE tenant_id = ? ORDER BY created_at, rowid',
-    t.id,
-  );
-  return rows
-    .filter((r) => resourceId === undefined || r.resource_id === resourceId)
-    .map((r) => ({ type: r.type, resourceId: r.resource_id, data: JSON.parse(r.data) }));
-}
 
 async function eventTypes(t: TestTenant, resourceId?: string): Promise<string[]> {
   return (await eventsOf(t, resourceId)).map((e) => e.type);

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, createCustomer, createTenant, keyWith, unique, violations, type ApiResponse, type TestTenant } from './helpers';
+import { api, createCustomer, createTenant, keyWith, unique, violations, type ApiResponse, type TestTenant, query, eventsOf, type StoredEvent } from './helpers';
 
 // Customers (spec §2.1, §4.2) and the records they refer to: customer groups, contact persons,
 // custom fields, tenant and customer settings, addresses, e-mail addresses, partners and the
@@ -15,30 +15,6 @@ const UNREGISTERED_VAT_ID = 'DE811907980';
 // Helpers
 
 const text = (n: number, ch = 'a') => ch.repeat(n);
-
-async function query<T = Record<string, unknown>>(sql: string, ...params: unknown[]): Promise<T[]> {
-  const res = await env.DB.prepare(sql)
-    .bind(...params)
-    .all<T>();
-  return res.results;
-}
-
-interface StoredEvent {
-  type: string;
-  resourceId: string | null;
-  data: any;
-}
-
-/** Outbox rows of a tenant in the order they were written. */
-async function eventsOf(t: TestTenant, resourceId?: string): Promise<StoredEvent[]> {
-  const rows = await query<{ type: string; resource_id: string | null; data: string }>(
-    'SELECT type, resource_id, data FROM events WHERE tenant_id = ? ORDER BY created_at, rowid',
-    t.id,
-  );
-  return rows
-    .filter((r) => resourceId === undefined || r.resource_id === resourceId)
-    .map((r) => ({ type: r.type, resourceId: r.resource_id, data: JSON.parse(r.data) }));
-}
 
 async function eventTypes(t: TestTenant, resourceId?: string): Promise<string[]> {
   return (await eventsOf(t, resourceId)).map((e) => e.type);

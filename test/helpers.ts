@@ -1,4 +1,4 @@
-import { exports } from 'cloudflare:workers';
+import { env, exports } from 'cloudflare:workers';
 
 export const ADMIN_TOKEN = 'test-admin-token';
 const BASE = 'http://billing.test';
@@ -78,4 +78,29 @@ export async function keyWith(t: TestTenant, permissions: string[]): Promise<str
 /** Violations of a 422 problem as `path: code` strings, easy to assert on. */
 export function violations(res: ApiResponse): string[] {
   return ((res.body?.violations ?? []) as { propertyPath: string; code: string }[]).map((v) => `${v.propertyPath}: ${v.code}`);
+}
+
+/** Rows of a SQL query against the test database. */
+export async function query<T = Record<string, unknown>>(sql: string, ...params: unknown[]): Promise<T[]> {
+  const res = await env.DB.prepare(sql)
+    .bind(...params)
+    .all<T>();
+  return res.results;
+}
+
+export interface StoredEvent {
+  type: string;
+  resourceId: string | null;
+  data: any;
+}
+
+/** Outbox rows of a tenant (or of one resource) in the order they were written. */
+export async function eventsOf(t: TestTenant, resourceId?: string): Promise<StoredEvent[]> {
+  const rows = await query<{ type: string; resource_id: string | null; data: string }>(
+    'SELECT type, resource_id, data FROM events WHERE tenant_id = ? ORDER BY created_at, rowid',
+    t.id,
+  );
+  return rows
+    .filter((r) => resourceId === undefined || r.resource_id === resourceId)
+    .map((r) => ({ type: r.type, resourceId: r.resource_id, data: JSON.parse(r.data) }));
 }

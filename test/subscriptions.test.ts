@@ -1,35 +1,12 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, createCustomer, createTenant, keyWith, unique, violations, type ApiResponse, type TestTenant } from './helpers';
+import { api, createCustomer, createTenant, keyWith, unique, violations, type ApiResponse, type TestTenant, query, eventsOf, type StoredEvent } from './helpers';
 
 // Subscriptions, usage and entitlements (issue 4; spec §2.4, §2.7, §3, §4.1–4.3). Storage is shared
 // inside this file, so every test works in a fresh tenant of its own with its test clock set first.
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
-
-async function query<T = Record<string, unknown>>(sql: string, ...params: unknown[]): Promise<T[]> {
-  const res = await env.DB.prepare(sql)
-    .bind(...params)
-    .all<T>();
-  return res.results;
-}
-
-interface StoredEvent {
-  type: string;
-  resourceId: string | null;
-  data: any;
-}
-
-async function eventsOf(t: TestTenant, resourceId?: string): Promise<StoredEvent[]> {
-  const rows = await query<{ type: string; resource_id: string | null; data: string }>(
-    'SELECT type, resource_id, data FROM events WHERE tenant_id = ? ORDER BY created_at, rowid',
-    t.id,
-  );
-  return rows
-    .filter((r) => resourceId === undefined || r.resource_id === resourceId)
-    .map((r) => ({ type: r.type, resourceId: r.resource_id, data: JSON.parse(r.data) }));
-}
 
 /**
  * Event types of a tenant (or of one resource), without those of billing: every move of the test
