@@ -5,7 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { publishOutbox } from '../src/events/delivery';
 import { EVENT_CATALOGUE } from '../src/events/catalogue';
-import { api, createCustomer, createTenant, keyWith, violations, type TestTenant } from './helpers';
+import { api, createCustomer, createTenant, keyWith, query, violations, type TestTenant } from './helpers';
 
 interface Received {
   url: string;
@@ -280,5 +280,42 @@ describe('delivery', () => {
     expect((await api(`/customers/${c.id}`, { method: 'PATCH', token: t.key, body: { countryCode: 'XX' } })).status).toBe(422);
     const after = await env.DB.prepare('SELECT count(*) AS n FROM events WHERE tenant_id = ?').bind(t.id).first<{ n: number }>();
     expect(after).toEqual(before);
+  });
+});
+
+describe('cron', () => {
+  it('every 15 minutes: applies due transitions, bills due subscriptions and sweeps the outbox', async () => {
+    const { createScheduledController, waitOnExecutionContext } = await import('cloudflare:test');
+    const t = await createTenant();
+    await hook(t, { events: ['invoice.finalized'] });
+    const mk = async (path: string, body: unknown) => (await api(path, { token: t.key, body })).body;
+    const fam = await mk('/product-families', { name: 'F' });
+    const unit = await mk('/units', { name: 'U', code: 'u' });
+    const m = await mk('/measurements', { unit: unit.id, code: 'seats', aggregationType: 'last_value', type: 'recurring' });
+    const tg = await mk('/tax-groups', { type: 'standard' });
+    const product = await mk('/catalogue/products', { name: 'P', type: 'product', productFamilies: [fam.id], measurement: m.id, taxGroup: tg.id });
+    const price = await mk('/price-plans', { product: product.id, calculationType: 'flat_fee', currencyCode: 'EUR', price: { amount: '5' }, billingInterval: '1M' });
+    const c = await createCustomer(t);
+    const s = await mk('/subscriptions', { customer: c.id, items: [{ product: product.id, pricePlan: price.id }] });
+    await api(`/subscriptions/${s.id}/activate`, { method: 'PUT', token: t.key, body: {} });
+    queued = [];
+    const ctx = createExecutionContext();
+    await worker.scheduled(createScheduledController({ cron: '*/15 * * * *', scheduledTime: new Date() }), env, ctx);
+    await waitOnExecutionContext(ctx);
+    const invoices = await query<{ status: string; number: string }>('SELECT status, number FROM invoices WHERE tenant_id = ?', t.id);
+    expect(invoices).toEqual([{ status: 'STATUS_UNPAID', number: expect.stringMatching(/^RE-\d{4}-00001$/) }]);
+    // The billing run's events were published by the sweeper and queued for the webhook.
+    await consume();
+    expect(received.map((r) => JSON.parse(r.body).event.type)).toEqual(['invoice.finalized']);
+  });
+
+  it('nightly: imports exchange rates and purges expired idempotency keys', async () => {
+    const { createScheduledController, waitOnExecutionContext } = await import('cloudflare:test');
+    await env.DB.prepare(`INSERT INTO idempotency_keys (tenant_id, key, request_hash, state, created_at, expires_at) VALUES ('t-old', 'k', 'h', 'done', '2020-01-01T00:00:00.000Z', '2020-01-02T00:00:00.000Z')`).run();
+    const ctx = createExecutionContext();
+    await worker.scheduled(createScheduledController({ cron: '0 3 * * *', scheduledTime: new Date() }), env, ctx);
+    await waitOnExecutionContext(ctx);
+    expect(await query(`SELECT key FROM idempotency_keys WHERE tenant_id = 't-old'`)).toEqual([]);
+    expect(await query(`SELECT rate FROM exchange_rates WHERE date = '2014-06-13' AND currency = 'USD'`)).toEqual([{ rate: '1.3534' }]);
   });
 });
