@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, createCustomer, createTenant, type ApiResponse, type TestTenant } from './helpers';
+import { api, createCustomer, createTenant, type ApiResponse, type TestTenant, expectStatus } from './helpers';
 
 // Billing scenarios (issue 5, "Tests, to the cent"). Every test works in a fresh test-mode tenant:
 // it sets the test clock, builds its catalogue through the API, activates subscriptions and moves
@@ -36,10 +36,6 @@ const post = (t: TestTenant, path: string, body?: unknown) => api(path, { token:
 const put = (t: TestTenant, path: string, body?: unknown) => api(path, { token: t.key, method: 'PUT', ...(body === undefined ? {} : { body }) });
 const patch = (t: TestTenant, path: string, body: unknown) => api(path, { token: t.key, method: 'PATCH', body });
 const get = (t: TestTenant, path: string) => api(path, { token: t.key });
-
-function expectStatus(res: ApiResponse, status: number) {
-  expect(res.status, `${res.status} ${JSON.stringify(res.body)}`).toBe(status);
-}
 
 async function created(res: Promise<ApiResponse>): Promise<any> {
   const r = await res;

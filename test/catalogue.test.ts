@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, createCustomer, createTenant, keyWith, unique, violations, type ApiResponse, type TestTenant, query, eventsOf, type StoredEvent } from './helpers';
+import { api, createCustomer, createTenant, keyWith, unique, violations, type ApiResponse, type TestTenant, query, eventsOf, type StoredEvent, countRows, expectStatus, expectProblem, paths, expect422 } from './helpers';
 
 // The catalogue (spec §2.3, §3, issue 3): product families, units, measurements, cost centres,
 // cancellation reasons, billing groups, tax groups and taxes, products, price plans, plans and
@@ -12,34 +12,6 @@ import { api, createCustomer, createTenant, keyWith, unique, violations, type Ap
 
 async function eventTypes(t: TestTenant, resourceId?: string): Promise<string[]> {
   return (await eventsOf(t, resourceId)).map((e) => e.type);
-}
-
-async function countRows(table: string, t: TestTenant): Promise<number> {
-  const [row] = await query<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE tenant_id = ?`, t.id);
-  return row?.n ?? 0;
-}
-
-function expectStatus(res: ApiResponse, status: number) {
-  expect(res.status, `${res.status} ${JSON.stringify(res.body)}`).toBe(status);
-}
-
-function expectProblem(res: ApiResponse, status: number, type?: string) {
-  expectStatus(res, status);
-  expect(res.headers.get('Content-Type')).toMatch(/^application\/problem\+json/);
-  expect(res.body).toMatchObject({ status, title: expect.any(String), detail: expect.any(String) });
-  if (type) expect(res.body.type).toBe(type);
-}
-
-/** The property paths of a 422 problem, sorted. */
-function paths(res: ApiResponse): string[] {
-  return violations(res)
-    .map((v) => v.slice(0, v.lastIndexOf(': ')))
-    .sort();
-}
-
-function expect422(res: ApiResponse, expectedPaths: string[]) {
-  expectProblem(res, 422, '/problems/validation-failed');
-  expect(paths(res)).toEqual([...expectedPaths].sort());
 }
 
 const post = (t: TestTenant, path: string, body: unknown) => api(path, { token: t.key, method: 'POST', body });

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, createCustomer, createTenant, keyWith, unique, violations, type ApiResponse, type TestTenant, query, eventsOf, type StoredEvent } from './helpers';
+import { api, createCustomer, createTenant, keyWith, unique, violations, type ApiResponse, type TestTenant, query, eventsOf, type StoredEvent, countRows, expectStatus, paths, expect422, expectProblem } from './helpers';
 
 // Customers (spec §2.1, §4.2) and the records they refer to: customer groups, contact persons,
 // custom fields, tenant and customer settings, addresses, e-mail addresses, partners and the
@@ -18,33 +18,6 @@ const text = (n: number, ch = 'a') => ch.repeat(n);
 
 async function eventTypes(t: TestTenant, resourceId?: string): Promise<string[]> {
   return (await eventsOf(t, resourceId)).map((e) => e.type);
-}
-
-async function countRows(table: string, t: TestTenant, extra = '', ...params: unknown[]): Promise<number> {
-  const [row] = await query<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE tenant_id = ? ${extra}`, t.id, ...params);
-  return row?.n ?? 0;
-}
-
-function expectStatus(res: ApiResponse, status: number) {
-  expect(res.status, `${res.status} ${JSON.stringify(res.body)}`).toBe(status);
-}
-
-function expectProblem(res: ApiResponse, status: number) {
-  expectStatus(res, status);
-  expect(res.headers.get('Content-Type')).toMatch(/^application\/problem\+json/);
-  expect(res.body).toMatchObject({ status, title: expect.any(String), detail: expect.any(String) });
-}
-
-/** The property paths of a 422 problem, sorted. */
-function paths(res: ApiResponse): string[] {
-  return violations(res)
-    .map((v) => v.slice(0, v.lastIndexOf(': ')))
-    .sort();
-}
-
-function expect422(res: ApiResponse, expectedPaths: string[]) {
-  expectProblem(res, 422);
-  expect(paths(res)).toEqual([...expectedPaths].sort());
 }
 
 const post = (t: TestTenant, path: string, body: unknown, headers?: Record<string, string>) =>

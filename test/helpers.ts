@@ -1,4 +1,5 @@
 import { env, exports } from 'cloudflare:workers';
+import { expect } from 'vitest';
 
 export const ADMIN_TOKEN = 'test-admin-token';
 const BASE = 'http://billing.test';
@@ -103,4 +104,35 @@ export async function eventsOf(t: TestTenant, resourceId?: string): Promise<Stor
   return rows
     .filter((r) => resourceId === undefined || r.resource_id === resourceId)
     .map((r) => ({ type: r.type, resourceId: r.resource_id, data: JSON.parse(r.data) }));
+}
+
+/** Rows of a tenant in a table, optionally narrowed by more SQL (`AND …`). */
+export async function countRows(table: string, t: TestTenant, extra = '', ...params: unknown[]): Promise<number> {
+  const [row] = await query<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE tenant_id = ? ${extra}`, t.id, ...params);
+  return row?.n ?? 0;
+}
+
+export function expectStatus(res: ApiResponse, status: number) {
+  expect(res.status, `${res.status} ${JSON.stringify(res.body)}`).toBe(status);
+}
+
+/** A problem+json answer with the given status (and problem type). */
+export function expectProblem(res: ApiResponse, status: number, type?: string) {
+  expectStatus(res, status);
+  expect(res.headers.get('Content-Type')).toMatch(/^application\/problem\+json/);
+  expect(res.body).toMatchObject({ status, title: expect.any(String), detail: expect.any(String) });
+  if (type) expect(res.body.type).toBe(type);
+}
+
+/** The property paths of a 422 problem, sorted. */
+export function paths(res: ApiResponse): string[] {
+  return violations(res)
+    .map((v) => v.slice(0, v.lastIndexOf(': ')))
+    .sort();
+}
+
+/** A 422 validation problem with exactly these property paths. */
+export function expect422(res: ApiResponse, expectedPaths: string[]) {
+  expectProblem(res, 422, '/problems/validation-failed');
+  expect(paths(res)).toEqual([...expectedPaths].sort());
 }

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, createCustomer, createTenant, keyWith, unique, violations, type ApiResponse, type TestTenant, query, eventsOf, type StoredEvent } from './helpers';
+import { api, createCustomer, createTenant, keyWith, unique, violations, type ApiResponse, type TestTenant, query, eventsOf, type StoredEvent, countRows, expectStatus, expectProblem, paths, expect422 } from './helpers';
 
 // Subscriptions, usage and entitlements (issue 4; spec §2.4, §2.7, §3, §4.1–4.3). Storage is shared
 // inside this file, so every test works in a fresh tenant of its own with its test clock set first.
@@ -14,33 +14,6 @@ import { api, createCustomer, createTenant, keyWith, unique, violations, type Ap
  */
 async function eventTypes(t: TestTenant, resourceId?: string): Promise<string[]> {
   return (await eventsOf(t, resourceId)).map((e) => e.type).filter((type) => type !== 'subscription.billed' && !type.startsWith('invoice.'));
-}
-
-async function countRows(table: string, t: TestTenant, extra = '', ...params: unknown[]): Promise<number> {
-  const [row] = await query<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE tenant_id = ? ${extra}`, t.id, ...params);
-  return row?.n ?? 0;
-}
-
-function expectStatus(res: ApiResponse, status: number) {
-  expect(res.status, `${res.status} ${JSON.stringify(res.body)}`).toBe(status);
-}
-
-function expectProblem(res: ApiResponse, status: number, type?: string) {
-  expectStatus(res, status);
-  expect(res.headers.get('Content-Type')).toMatch(/^application\/problem\+json/);
-  expect(res.body).toMatchObject({ status, title: expect.any(String), detail: expect.any(String) });
-  if (type) expect(res.body.type).toBe(type);
-}
-
-function paths(res: ApiResponse): string[] {
-  return violations(res)
-    .map((v) => v.slice(0, v.lastIndexOf(': ')))
-    .sort();
-}
-
-function expect422(res: ApiResponse, expectedPaths: string[]) {
-  expectProblem(res, 422, '/problems/validation-failed');
-  expect(paths(res)).toEqual([...expectedPaths].sort());
 }
 
 /** 409 invalid-transition whose detail names the current status. */

@@ -73,7 +73,7 @@ export async function continueRun(ctx: ServiceContext, run: RunRow, cursor: stri
         items += result.lines;
         if (result.invoiceId) invoices++;
         // Pushes of instant usage that were not billed when they arrived.
-        invoices += await billInstantUsage(ctx, id, new Date(run.asOf), run.id);
+        if (result.hasInstantUsage) invoices += await billInstantUsage(ctx, id, new Date(run.asOf), run.id);
       } catch (err) {
         errors++;
         lastError = `${id}: ${(err as Error).message}`.slice(0, 500);

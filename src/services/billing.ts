@@ -31,6 +31,7 @@ import { pricingOf } from './price-plans';
 import { loadSettings } from './settings';
 import { customerTimeZone, loadSubscription, renderSubscription, type ItemAggregate, type SubscriptionAggregate } from './subscriptions';
 import { taxOverrides } from './taxes';
+import { memo } from './memo';
 import { aggregateUsage } from './usage';
 
 type PricePlanRow = typeof pricePlans.$inferSelect;
@@ -256,6 +257,8 @@ export interface BillResult {
   invoiceId: string | null;
   lines: number;
   skipped: 'nothing_due' | 'already_billed' | null;
+  /** The subscription has instant_metered items (billed per push, see billInstantUsage). */
+  hasInstantUsage?: boolean;
 }
 
 /** The live subscriptions billed together with `first`: those of its customer in the same billing group. */
@@ -298,6 +301,8 @@ export async function composeInvoice(ctx: ServiceContext, subscriptionId: string
     ctx.db.select().from(products).where(and(eq(products.tenantId, ctx.tenant.id), inArray(products.id, productIds.length ? productIds : ['']))),
   ]);
   const prices = new Map(priceRows.map((p) => [p.id, p]));
+  // Remembered for the run, so it need not ask again whether to look for instant usage.
+  void memo(ctx, `instant:${subscriptionId}`, async () => first0.items.some((i) => prices.get(i.pricePlanId)?.type === 'instant_metered'));
   const planned: { agg: SubscriptionAggregate; lines: BillingLine[] }[] = [];
   const isSkip = (l: BillingLine) => l.description === 'skipped';
   for (const agg of unit) {
@@ -333,7 +338,7 @@ export async function composeInvoice(ctx: ServiceContext, subscriptionId: string
     return new Dec(amount).times(rate).toString();
   };
 
-  const groups = await ctx.db.select().from(taxGroups).where(eq(taxGroups.tenantId, ctx.tenant.id));
+  const groups = await memo(ctx, 'tax-groups', () => ctx.db.select().from(taxGroups).where(eq(taxGroups.tenantId, ctx.tenant.id)));
   const positions: PositionRow[] = [];
   const appliedCoupons: string[] = [];
   for (const { agg, lines: all } of planned) {
@@ -406,7 +411,7 @@ export async function composeInvoice(ctx: ServiceContext, subscriptionId: string
             isBusiness: payer.companyName !== null || payer.vatId !== null,
             taxExempt: payer.taxExempt,
             date: p.l.periodStart,
-            overrides: await taxOverrides(ctx, group),
+            overrides: await memo(ctx, `tax-overrides:${group.id}`, () => taxOverrides(ctx, group)),
           });
         } catch (err) {
           if (!(err instanceof TaxRateUnavailableError)) throw err;
@@ -441,7 +446,7 @@ export async function composeInvoice(ctx: ServiceContext, subscriptionId: string
     }
   }
 
-  const settings = await loadSettings(ctx.db, ctx.tenant.id);
+  const settings = await memo(ctx, 'settings', () => loadSettings(ctx.db, ctx.tenant.id));
   const approval = first.customer.requiresManualInvoiceApproval ?? settings.requiresManualInvoiceApproval;
   const row: InvoiceRow = {
     id: invoiceId,
@@ -481,7 +486,7 @@ export async function composeInvoice(ctx: ServiceContext, subscriptionId: string
   // More credit than charge (a large downgrade): the document is a credit note, not an invoice.
   if (row.grossAmount < 0) row.type = 'TYPE_CREDIT';
   const resource = renderInvoice({ row, positions, customer: payer });
-  return { skipOnly: false as const, row, resource, positions, lines, planned, appliedCoupons, approval, invoiceId, now };
+  return { skipOnly: false as const, row, resource, positions, lines, planned, appliedCoupons, approval, invoiceId, now, payer };
 }
 
 /**
@@ -492,8 +497,21 @@ export async function composeInvoice(ctx: ServiceContext, subscriptionId: string
  */
 export async function billSubscription(ctx: ServiceContext, subscriptionId: string, asOf: Date, runId: string | null): Promise<BillResult> {
   const composed = await composeInvoice(ctx, subscriptionId, asOf, runId);
-  if (!composed) return { invoiceId: null, lines: 0, skipped: 'nothing_due' };
-  return commitComposed(ctx, composed, asOf);
+  const hasInstantUsage = await memo(ctx, `instant:${subscriptionId}`, () => subscriptionHasInstantUsage(ctx, subscriptionId));
+  if (!composed || composed.skipOnly) {
+    return composed ? { ...(await commitComposed(ctx, composed, asOf)), hasInstantUsage } : { invoiceId: null, lines: 0, skipped: 'nothing_due', hasInstantUsage };
+  }
+  return { ...(await commitComposed(ctx, composed, asOf)), hasInstantUsage };
+}
+
+async function subscriptionHasInstantUsage(ctx: ServiceContext, subscriptionId: string): Promise<boolean> {
+  const row = await ctx.db
+    .select({ id: subscriptionItems.id })
+    .from(subscriptionItems)
+    .innerJoin(pricePlans, and(eq(pricePlans.tenantId, subscriptionItems.tenantId), eq(pricePlans.id, subscriptionItems.pricePlanId)))
+    .where(and(eq(subscriptionItems.tenantId, ctx.tenant.id), eq(subscriptionItems.subscriptionId, subscriptionId), eq(pricePlans.type, 'instant_metered')))
+    .get();
+  return row !== undefined;
 }
 
 type Composed = NonNullable<Awaited<ReturnType<typeof composeInvoice>>>;
@@ -549,7 +567,7 @@ function billingStateStatements(ctx: ServiceContext, lines: BillingLine[], now: 
 /** Writes a composed invoice with its ledger rows, billing state and events in one batch, then finalizes it. */
 async function commitComposed(ctx: ServiceContext, composed: Composed, asOf: Date): Promise<BillResult> {
   if (composed.skipOnly) return commitSkipped(ctx, composed.lines, composed.now);
-  const { row, resource, positions, lines, planned, appliedCoupons, approval, invoiceId, now } = composed;
+  const { row, resource, positions, lines, planned, appliedCoupons, approval, invoiceId, now, payer } = composed;
   const statements: BatchItem<'sqlite'>[] = [ctx.db.insert(invoices).values(row)];
   for (let i = 0; i < positions.length; i += 4) statements.push(ctx.db.insert(invoicePositions).values(positions.slice(i, i + 4)));
   // The ledger: a second attempt at the same (item, period start, kind) fails the whole batch.
@@ -597,7 +615,7 @@ async function commitComposed(ctx: ServiceContext, composed: Composed, asOf: Dat
     if (isUniqueViolation(err, 'billing_ledger')) return { invoiceId: null, lines: 0, skipped: 'already_billed' };
     throw err;
   }
-  if (!approval) await finalizeInvoice(ctx, invoiceId, null);
+  if (!approval) await finalizeInvoice(ctx, invoiceId, null, [], { row, positions, customer: payer });
   return { invoiceId, lines: lines.length, skipped: null };
 }
 

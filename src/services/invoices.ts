@@ -14,6 +14,7 @@ import { newId } from '../lib/ids';
 import { renderAddress } from './customers';
 import { loadSettings } from './settings';
 import { taxOverrides } from './taxes';
+import { memo } from './memo';
 
 export type InvoiceRow = typeof invoices.$inferSelect;
 export type PositionRow = typeof invoicePositions.$inferSelect;
@@ -570,15 +571,16 @@ export async function deletePosition(ctx: ServiceContext, positionId: string) {
  * Finalizes a draft: the TenantObject assigns the next number of the type's range in the same D1
  * batch as the status change and the events, so numbers are consecutive and gap-free.
  */
-export async function finalizeInvoice(ctx: ServiceContext, id: string, dueDate: string | null, extraEvents: EventType[] = []) {
-  const before = await loadInvoice(ctx, id);
+export async function finalizeInvoice(ctx: ServiceContext, id: string, dueDate: string | null, extraEvents: EventType[] = [], known?: InvoiceAggregate) {
+  // Billing passes the draft it just wrote instead of reading it back.
+  const before = known ?? (await loadInvoice(ctx, id));
   requireDraft(before, 'finalize');
   const v = new Violations();
   if (before.positions.length === 0) v.add('positions', 'An invoice needs at least one position.', 'required');
   if (before.row.type === 'TYPE_INVOICE' && before.row.grossAmount < 0) v.add('positions', 'An invoice cannot total less than zero; issue a credit note.', 'negative_total');
   if (dueDate !== null && new Date(dueDate) < ctx.now) v.add('dueDate', 'Must not lie before the finalization.', 'in_past');
   v.throwIfAny();
-  const settings = await loadSettings(ctx.db, ctx.tenant.id);
+  const settings = await memo(ctx, 'settings', () => loadSettings(ctx.db, ctx.tenant.id));
   const nowIso = ctx.now.toISOString();
   const due = dueDate ? new Date(dueDate).toISOString() : new Date(ctx.now.getTime() + settings['invoice.paymentTermDays'] * 86_400_000).toISOString();
   // Reversing documents (negative totals) are settled against the invoice they reverse.

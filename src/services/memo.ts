@@ -1,0 +1,15 @@
+import type { ServiceContext } from '../http/context';
+
+const caches = new WeakMap<ServiceContext, Map<string, Promise<unknown>>>();
+
+/**
+ * Reads that stay the same for one context (a request, or a whole billing run): tenant settings,
+ * tax groups and their rates. A billing run bills thousands of subscriptions with one context, so
+ * these are read once instead of once per subscription.
+ */
+export function memo<T>(ctx: ServiceContext, key: string, load: () => Promise<T>): Promise<T> {
+  let cache = caches.get(ctx);
+  if (!cache) caches.set(ctx, (cache = new Map()));
+  if (!cache.has(key)) cache.set(key, load());
+  return cache.get(key) as Promise<T>;
+}
