@@ -7,8 +7,10 @@
 //   - only processes started here are killed, by their own process group id.
 
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, mkdir, writeFile, readFile } from 'node:fs/promises';
+import { mkdtemp, rm, mkdir, writeFile, readFile, cp, symlink } from 'node:fs/promises';
+import { readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import nodeHttp from 'node:http';
 import { setMaxListeners } from 'node:events';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -72,9 +74,29 @@ export function installShutdown({ onForce } = {}) {
 // ---------------------------------------------------------------------------------------------
 // HTTP
 
+/** fetch (undici) gives up on a response whose headers take longer than this (its headersTimeout). */
+const FETCH_HEADERS_LIMIT_MS = 290_000;
+
+/** One request through node:http (no headers timeout of its own; `signal` bounds it). */
+function nodeHttpRequest(url, { method, headers, body, signal }) {
+  return new Promise((resolvePromise, reject) => {
+    const req = nodeHttp.request(url, { method, headers, agent: false, signal }, (res) => {
+      res.setEncoding('utf8');
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolvePromise({ status: res.statusCode, text }));
+      res.on('error', reject);
+    });
+    req.on('error', (err) => reject(signal?.aborted ? signal.reason : err));
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
 /**
  * One request with a timeout; returns { status, ok, json, text, ms }. Body is always consumed so the
- * keep-alive connection goes back to the pool.
+ * keep-alive connection goes back to the pool. A timeout above fetch's own 300 s headers limit (a
+ * long synchronous call such as a billing run) goes through node:http on a fresh connection instead.
  */
 export async function http(baseUrl, method, path, { headers = {}, body, timeoutMs = 30_000, signal } = {}) {
   assertLoopback(baseUrl);
@@ -91,15 +113,22 @@ export async function http(baseUrl, method, path, { headers = {}, body, timeoutM
   signal?.addEventListener('abort', onAbort, { once: true });
   const t0 = process.hrtime.bigint();
   try {
-    const res = await fetch(baseUrl + path, { method, headers: h, body: payload, signal: ctl.signal });
-    const text = await res.text();
+    let status;
+    let text;
+    if (timeoutMs > FETCH_HEADERS_LIMIT_MS) {
+      ({ status, text } = await nodeHttpRequest(baseUrl + path, { method, headers: h, body: payload, signal: ctl.signal }));
+    } else {
+      const res = await fetch(baseUrl + path, { method, headers: h, body: payload, signal: ctl.signal });
+      status = res.status;
+      text = await res.text();
+    }
     let json;
     try {
       json = text ? JSON.parse(text) : undefined;
     } catch {
       json = undefined;
     }
-    return { status: res.status, ok: res.status >= 200 && res.status < 300, json, text, ms: msSince(t0) };
+    return { status, ok: status >= 200 && status < 300, json, text, ms: msSince(t0) };
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
@@ -331,7 +360,7 @@ function tail(stream, lines, max, echo) {
   });
 }
 
-function spawnWrangler(args, { verbose, cwd = PROJECT_ROOT }) {
+function spawnWrangler(args, { verbose, cwd = PROJECT_ROOT, captureStdout = false }) {
   return resolveWrangler().then((bin) => {
     // process.execPath: the same Node that runs the benchmark (Node 22 under `npm run`).
     const child = spawn(process.execPath, [bin, ...args], {
@@ -342,7 +371,15 @@ function spawnWrangler(args, { verbose, cwd = PROJECT_ROOT }) {
     });
     children.add(child);
     const lines = [];
-    tail(child.stdout, lines, 200, verbose);
+    const stdout = [];
+    if (captureStdout) {
+      // The whole of stdout (e.g. `--json` output); stderr still goes to the tail for error messages.
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (chunk) => {
+        if (verbose) process.stderr.write(chunk);
+        stdout.push(chunk);
+      });
+    } else tail(child.stdout, lines, 200, verbose);
     tail(child.stderr, lines, 200, verbose);
     const exited = new Promise((res) => {
       child.once('exit', (code, sig) => {
@@ -355,7 +392,7 @@ function spawnWrangler(args, { verbose, cwd = PROJECT_ROOT }) {
         res({ code: -1, sig: null });
       });
     });
-    return { child, lines, exited };
+    return { child, lines, exited, stdout: () => stdout.join('') };
   });
 }
 
@@ -372,9 +409,9 @@ async function stopChild({ child, exited }, graceMs = 5_000) {
   children.delete(child);
 }
 
-async function runWranglerToEnd(args, { timeoutMs, verbose, label, signal, cwd }) {
+async function runWranglerToEnd(args, { timeoutMs, verbose, label, signal, cwd, captureStdout = false }) {
   if (signal?.aborted) throw signal.reason;
-  const proc = await spawnWrangler(args, { verbose, cwd });
+  const proc = await spawnWrangler(args, { verbose, cwd, captureStdout });
   let timer;
   let onAbort;
   const stopper = new Promise((res) => {
@@ -394,7 +431,30 @@ async function runWranglerToEnd(args, { timeoutMs, verbose, label, signal, cwd }
     throw new Error(`${label} timed out after ${timeoutMs} ms:\n${proc.lines.join('\n')}`);
   }
   killGroup(proc.child, 'SIGKILL');
-  if (r.code !== 0) throw new Error(`${label} failed (exit ${r.code ?? r.sig}):\n${proc.lines.join('\n')}`);
+  if (r.code !== 0) throw new Error(`${label} failed (exit ${r.code ?? r.sig}):\n${proc.lines.join('\n')}${captureStdout ? `\n${proc.stdout().slice(-2000)}` : ''}`);
+  return proc.stdout();
+}
+
+/**
+ * `wrangler d1 execute <db> --local --persist-to <dir>` with either `command` (SQL text, may hold
+ * several statements) or `file` (a .sql file). With json: true returns the parsed result sets
+ * ([{ results, success, meta }] one per statement); otherwise nothing. Bounded by timeoutMs.
+ */
+export async function d1Execute({ persistTo, database = 'DB', command, file, json = false, timeoutMs = 120_000, verbose = false, signal, cwd }) {
+  if ((command === undefined) === (file === undefined)) throw new Error('d1Execute: give exactly one of command and file');
+  const args = ['d1', 'execute', database, '--local', '--persist-to', persistTo];
+  if (command !== undefined) args.push('--command', command);
+  else args.push('--file', file);
+  if (json) args.push('--json');
+  const label = `wrangler d1 execute ${database} ${command !== undefined ? `--command ${JSON.stringify(command.length > 80 ? command.slice(0, 80) + '…' : command)}` : `--file ${file}`}`;
+  const out = await runWranglerToEnd(args, { timeoutMs, verbose: verbose && !json, label, signal, cwd, captureStdout: json });
+  if (!json) return undefined;
+  const start = out.indexOf('[');
+  try {
+    return JSON.parse(out.slice(start));
+  } catch {
+    throw new Error(`${label}: could not parse the --json output: ${out.slice(0, 500)}`);
+  }
 }
 
 function portInUse(port) {
@@ -415,7 +475,10 @@ function portInUse(port) {
 /**
  * Starts the Worker with `wrangler dev` on 127.0.0.1:<port> against a fresh temporary persistence
  * directory (after applying D1 migrations to it), waits until GET <readyPath> answers 200 and
- * returns { url, stop(), logs() }. stop() is idempotent and removes the temp dir unless keepState.
+ * returns { url, persistTo, stop(), restart(between?), pid(), logs() }. stop() is idempotent and
+ * removes the temp dir unless keepState. restart(between) stops the dev server (keeping its state),
+ * awaits between() — e.g. to write the local D1 database while nothing else has it open — and
+ * starts it again on the same port and state. pid() is the current wrangler process id.
  */
 export async function startLocalServer({
   port = 8799,
@@ -445,6 +508,48 @@ export async function startLocalServer({
     else process.stderr.write(`bench: kept local state in ${persistTo}\n`);
   };
 
+  const launch = async () => {
+    const args = ['dev', '--local', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', persistTo];
+    args.push('--show-interactive-dev-session=false', '--log-level', logLevel);
+    for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`);
+    proc = await spawnWrangler(args, { verbose, cwd });
+    const current = proc;
+
+    const deadline = Date.now() + startTimeoutMs;
+    let exited = null;
+    current.exited.then((r) => (exited = r));
+    let last = '';
+    for (;;) {
+      if (signal?.aborted) throw signal.reason;
+      if (exited) throw new Error(`wrangler dev exited (${exited.code ?? exited.sig}) before ${readyPath} answered:\n${current.lines.join('\n')}`);
+      if (Date.now() > deadline) throw new Error(`wrangler dev: ${readyPath} did not answer 200 within ${startTimeoutMs} ms (last: ${last}):\n${current.lines.join('\n')}`);
+      try {
+        const r = await http(url, 'GET', readyPath, { timeoutMs: 2_000, signal });
+        if (r.status === 200) break;
+        last = `HTTP ${r.status}`;
+      } catch (err) {
+        last = err?.cause?.code ?? err?.message ?? String(err);
+      }
+      await sleep(250);
+    }
+  };
+
+  const restart = async (between) => {
+    if (stopped) throw new Error('restart: the server was stopped');
+    try {
+      await stopChild(proc);
+      proc = undefined;
+      // The port is free again before the next start (wrangler may take a moment to release it).
+      for (let i = 0; i < 40 && (await portInUse(port)); i++) await sleep(250);
+      if (await portInUse(port)) throw new Error(`restart: port ${port} still in use after stopping wrangler dev`);
+      if (between) await between();
+      await launch();
+    } catch (err) {
+      await stop();
+      throw err;
+    }
+  };
+
   try {
     for (const db of d1) {
       await runWranglerToEnd(['d1', 'migrations', 'apply', db, '--local', '--persist-to', persistTo], {
@@ -455,33 +560,148 @@ export async function startLocalServer({
         cwd,
       });
     }
-    const args = ['dev', '--local', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', persistTo];
-    args.push('--show-interactive-dev-session=false', '--log-level', logLevel);
-    for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`);
-    proc = await spawnWrangler(args, { verbose, cwd });
-
-    const deadline = Date.now() + startTimeoutMs;
-    let exited = null;
-    proc.exited.then((r) => (exited = r));
-    let last = '';
-    for (;;) {
-      if (signal?.aborted) throw signal.reason;
-      if (exited) throw new Error(`wrangler dev exited (${exited.code ?? exited.sig}) before ${readyPath} answered:\n${proc.lines.join('\n')}`);
-      if (Date.now() > deadline) throw new Error(`wrangler dev: ${readyPath} did not answer 200 within ${startTimeoutMs} ms (last: ${last}):\n${proc.lines.join('\n')}`);
-      try {
-        const r = await http(url, 'GET', readyPath, { timeoutMs: 2_000, signal });
-        if (r.status === 200) break;
-        last = `HTTP ${r.status}`;
-      } catch (err) {
-        last = err?.cause?.code ?? err?.message ?? String(err);
-      }
-      await sleep(250);
-    }
-    return { url, persistTo, stop, logs: () => proc.lines.join('\n') };
+    await launch();
+    return { url, persistTo, cwd, stop, restart, pid: () => proc?.child.pid, logs: () => proc?.lines.join('\n') ?? '' };
   } catch (err) {
     await stop();
     throw err;
   }
+}
+
+/**
+ * A copy of what `wrangler dev` builds from (wrangler.toml, package.json, tsconfig.json, src/,
+ * migrations/) in a temp dir, with node_modules linked: wrangler dev reloads the Worker when a
+ * watched source file changes — which kills a long request mid-way — and a snapshot keeps edits
+ * made to the project during a benchmark out of it. Returns { dir, remove() }.
+ */
+export async function snapshotProject(root = PROJECT_ROOT) {
+  const dir = await mkdtemp(join(tmpdir(), 'edge-billing-src-'));
+  try {
+    for (const name of ['wrangler.toml', 'package.json', 'tsconfig.json', 'src', 'migrations']) {
+      await cp(join(root, name), join(dir, name), { recursive: true, errorOnExist: true, force: false });
+    }
+    await symlink(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  } catch (err) {
+    await rm(dir, { recursive: true, force: true }).catch(() => {});
+    throw err;
+  }
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }).catch(() => {}) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Process memory (Linux /proc)
+
+/** Pids of every live descendant of `rootPid` (children, grandchildren, …), from /proc/<pid>/stat. */
+export function descendantPids(rootPid) {
+  const parentOf = new Map();
+  let entries = [];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  for (const e of entries) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
+      // pid (comm) state ppid …  — comm may hold spaces or parentheses: split after the last ')'.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      parentOf.set(Number(e), ppid);
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  const out = [];
+  const frontier = [rootPid];
+  while (frontier.length) {
+    const p = frontier.pop();
+    for (const [pid, ppid] of parentOf) {
+      if (ppid === p) {
+        out.push(pid);
+        frontier.push(pid);
+      }
+    }
+  }
+  return out;
+}
+
+/** { name, rssKb, hwmKb } of a process from /proc/<pid>/status, or null when it is gone. */
+export function procMemory(pid) {
+  try {
+    const text = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const field = (k) => {
+      const m = text.match(new RegExp(`^${k}:\\s*(\\d+) kB`, 'm'));
+      return m ? Number(m[1]) : 0;
+    };
+    const name = text.match(/^Name:\s*(.*)$/m)?.[1] ?? '';
+    return { name, rssKb: field('VmRSS'), hwmKb: field('VmHWM') };
+  } catch {
+    return null;
+  }
+}
+
+/** workerd's `--socket-addr=entry=…` argument (tells wrangler's proxy from the Worker's own process). */
+function entrySocket(pid) {
+  try {
+    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return args.find((a) => a.startsWith('--socket-addr=entry='))?.slice('--socket-addr=entry='.length) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Samples every `intervalMs` the RSS of the processes named `name` below rootPid() (re-resolved on
+ * each tick, so a restarted server is followed). stop() returns { samples, firstRssKb, lastRssKb,
+ * peakRssKb (highest summed VmRSS seen), hwmKb (sum of the processes' VmHWM: the kernel's own peak
+ * per process), processes: [{ pid, peakRssKb, hwmKb }] }. Only reads /proc; never signals anything.
+ */
+export function memorySampler({ rootPid, name = 'workerd', intervalMs = 250 }) {
+  let samples = 0;
+  let peakRssKb = 0;
+  let lastRssKb = 0;
+  let firstRssKb;
+  const perPid = new Map(); // pid → { pid, entry, peakRssKb, hwmKb }
+  const tick = () => {
+    const root = rootPid();
+    if (!root) return;
+    let rss = 0;
+    let seen = 0;
+    for (const pid of descendantPids(root)) {
+      const m = procMemory(pid);
+      if (!m || m.name !== name) continue;
+      seen += 1;
+      rss += m.rssKb;
+      const p = perPid.get(pid) ?? { pid, entry: entrySocket(pid), peakRssKb: 0, hwmKb: 0 };
+      p.peakRssKb = Math.max(p.peakRssKb, m.rssKb);
+      p.hwmKb = Math.max(p.hwmKb, m.hwmKb);
+      perPid.set(pid, p);
+    }
+    if (!seen) return;
+    samples += 1;
+    firstRssKb ??= rss;
+    lastRssKb = rss;
+    if (rss > peakRssKb) peakRssKb = rss;
+  };
+  const state = () => ({
+    samples,
+    firstRssKb,
+    lastRssKb,
+    peakRssKb,
+    hwmKb: [...perPid.values()].reduce((a, p) => a + p.hwmKb, 0),
+    processes: [...perPid.values()].map((p) => ({ ...p })),
+  });
+  tick();
+  const timer = setInterval(tick, intervalMs);
+  timer.unref();
+  return {
+    current: state,
+    stop() {
+      clearInterval(timer);
+      tick();
+      return state();
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -18,13 +18,18 @@
 //   BENCH_JSON              unset: print only; "1": write bench/results/<section>-<timestamp>.json;
 //                           any other value: directory for those files.  `--json[=DIR]` does the same.
 //   BENCH_VERBOSE=1         echo wrangler's output;  BENCH_KEEP_STATE=1 keep the temp state dir
+//   BENCH_SNAPSHOT=1        run wrangler dev on a temp copy of src/, migrations/ and the config, so edits
+//                           made to the project meanwhile do not reload the Worker mid-benchmark
 //   BENCH_WRANGLER_LOG_LEVEL  wrangler dev --log-level (default warn: no per-request log lines)
+//   BENCH_BILLING_*         the billing section (subscriptions, mode, timeout): see bench/billing.mjs
 //
 // Adding a section (usage ingestion, billing runs, webhook delivery, …): append an object to
 // SECTIONS with { name, title, run(ctx) }. run() returns { setup?, results: [summary…], baseline? }
 // where each summary comes from ctx.measure() (or lib.summarize()). ctx gives the target URL,
 // admin token, config, the shutdown signal, and memoised shared fixtures: ctx.tenant() and
-// ctx.customers() (created on first use, reused by later sections).
+// ctx.customers() (created on first use, reused by later sections). A section with results of
+// another shape brings its own report(out); out.failed (a message) makes the benchmark exit 1.
+// ctx.server is the local server handle (persistTo, restart(between), pid()) or undefined with BENCH_URL.
 
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -38,9 +43,12 @@ import {
   installShutdown,
   pool,
   printTable,
+  snapshotProject,
   startLocalServer,
   writeJson,
 } from './lib.mjs';
+import { billingSection } from './billing.mjs';
+import { webhookSection } from './webhooks.mjs';
 
 // ---------------------------------------------------------------------------------------------
 // Configuration
@@ -73,6 +81,7 @@ function readConfig(argv) {
     jsonDir: json === undefined ? undefined : ['1', 'true', 'yes'].includes(json) ? join(PROJECT_ROOT, 'bench', 'results') : json,
     verbose: ['1', 'true'].includes(process.env.BENCH_VERBOSE ?? ''),
     keepState: ['1', 'true'].includes(process.env.BENCH_KEEP_STATE ?? ''),
+    snapshot: ['1', 'true'].includes(process.env.BENCH_SNAPSHOT ?? ''),
     wranglerLogLevel: process.env.BENCH_WRANGLER_LOG_LEVEL || 'warn',
   };
 }
@@ -84,13 +93,14 @@ const pick = (arr) => arr[Math.floor(Math.random() * arr.length)];
 // ---------------------------------------------------------------------------------------------
 // Shared fixtures
 
-function makeContext(config, url, signal) {
+function makeContext(config, url, signal, server) {
   let tenantP;
   let customersP;
   const ctx = {
     url,
     config,
     signal,
+    server,
     runTag: randomBytes(4).toString('hex'),
 
     /** Fresh tenant for this run: { id, apiKey, auth } (auth = headers with the API key). */
@@ -255,8 +265,8 @@ const usageSection = {
   },
 };
 
-// Later: billing runs, webhook delivery.
-const SECTIONS = [httpSection, usageSection];
+// Later: webhook delivery.
+const SECTIONS = [httpSection, usageSection, billingSection, webhookSection];
 
 // ---------------------------------------------------------------------------------------------
 // Report
@@ -294,12 +304,18 @@ async function main() {
 
   const signal = installShutdown();
   let server;
+  let snapshot;
   let failed = false;
   try {
     let url = config.url;
     if (!url) {
+      if (config.snapshot) {
+        snapshot = await snapshotProject();
+        log(`serving a snapshot of the sources in ${snapshot.dir}`);
+      }
       log(`starting wrangler dev on port ${config.port} (fresh temp state)…`);
       server = await startLocalServer({
+        cwd: snapshot?.dir,
         port: config.port,
         vars: { ADMIN_TOKEN: config.adminToken, JWT_SECRET: config.jwtSecret },
         logLevel: config.wranglerLogLevel,
@@ -314,11 +330,12 @@ async function main() {
       if (h.status !== 200) throw new Error(`${url}/health: ${describe(h)}`);
     }
 
-    const ctx = makeContext(config, url, signal);
+    const ctx = makeContext(config, url, signal, server);
     const startedAt = new Date();
     for (const section of selected) {
       const out = await section.run(ctx);
-      report(section, out);
+      if (section.report) section.report(out);
+      else report(section, out);
       if (config.jsonDir) {
         const path = join(config.jsonDir, `${section.name}-${fileTimestamp(startedAt)}.json`);
         await writeJson(path, {
@@ -338,6 +355,10 @@ async function main() {
         });
         log(`wrote ${path}`);
       }
+      if (out.failed) {
+        failed = true;
+        log(`${section.name}: ${out.failed}`);
+      }
     }
   } catch (err) {
     failed = true;
@@ -348,6 +369,7 @@ async function main() {
       log('stopping server…');
       await server.stop();
     }
+    await snapshot?.remove();
   }
   process.exitCode = signal.aborted ? 130 : failed ? 1 : 0;
 }
