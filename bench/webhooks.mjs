@@ -45,29 +45,37 @@ export const webhookSection = {
   baseline: 'POST /customers (no webhook)',
   async run(ctx) {
     const receiver = await slowReceiver(10_000);
+    const quick = await slowReceiver(0);
     try {
       const plain = await tenant(ctx, 'Bench plain');
-      const hooked = await tenant(ctx, 'Bench hooked');
-      const w = await http(ctx.url, 'POST', '/webhooks', {
-        headers: hooked,
-        body: { url: `http://localhost:${receiver.port}/hook`, events: ['customer.created'] },
-        signal: ctx.signal,
-      });
-      if (w.status !== 201) throw new Error(`POST /webhooks: ${w.status} ${w.text?.slice(0, 200)}`);
-      const body = (tag) => (seq) => ({
+      const hooked = async (name, port) => {
+        const headers = await tenant(ctx, name);
+        const w = await http(ctx.url, 'POST', '/webhooks', {
+          headers,
+          body: { url: `http://localhost:${port}/hook`, events: ['customer.created'] },
+          signal: ctx.signal,
+        });
+        if (w.status !== 201) throw new Error(`POST /webhooks: ${w.status} ${w.text?.slice(0, 200)}`);
+        return headers;
+      };
+      const fast = await hooked('Bench fast receiver', quick.port);
+      const slow = await hooked('Bench slow receiver', receiver.port);
+      const body = (tag, headers) => (seq) => ({
         method: 'POST',
         path: '/customers',
-        headers: tag === 'plain' ? plain : hooked,
+        headers,
         body: { email: `wh-${tag}-${ctx.runTag}-${seq}@bench.test`, countryCode: 'DE', firstName: 'Hook', lastName: `Bench${seq}` },
       });
       const results = [];
-      results.push(await ctx.measure('POST /customers (no webhook)', body('plain')));
-      results.push(await ctx.measure('POST /customers (webhook, receiver sleeps 10 s)', body('hooked')));
-      const stats = receiver.stats();
-      log(`receiver: ${stats.received} deliveries received, ${stats.answered} answered so far`);
-      return { setup: { receiver: stats }, results };
+      results.push(await ctx.measure('POST /customers (no webhook)', body('plain', plain)));
+      results.push(await ctx.measure('POST /customers (webhook, receiver answers at once)', body('fast', fast)));
+      results.push(await ctx.measure('POST /customers (webhook, receiver sleeps 10 s)', body('slow', slow)));
+      const stats = { slow: receiver.stats(), fast: quick.stats() };
+      log(`receivers: slow ${stats.slow.received} received / ${stats.slow.answered} answered, fast ${stats.fast.received} received`);
+      return { setup: { receivers: stats }, results };
     } finally {
       await receiver.close();
+      await quick.close();
     }
   },
 };
