@@ -742,6 +742,8 @@ export const subscriptions = sqliteTable(
     index('subscriptions_customer_idx').on(t.tenantId, t.customerId),
     index('subscriptions_status_idx').on(t.tenantId, t.status, t.createdAt),
     index('subscriptions_created_idx').on(t.tenantId, t.createdAt, t.id),
+    // The billing run's cursor walks a tenant's subscriptions in id order.
+    index('subscriptions_tenant_id_idx').on(t.tenantId, t.id),
   ],
 );
 

@@ -1,5 +1,5 @@
 import type { Env, EventMessage } from '../env';
-import { attemptDelivery, recordDeadLetters } from './delivery';
+import { attemptInOrder, recordDeadLetters } from './delivery';
 
 /** The dead-letter queue's name (wrangler.toml): its messages are recorded, never dropped. */
 export const DEAD_LETTER_QUEUE = 'edge-billing-events-dlq';
@@ -18,7 +18,7 @@ export async function consumeEvents(batch: MessageBatch<EventMessage>, env: Env)
   // In order: one webhook's deliveries of a batch go out in the order they were published.
   for (const message of batch.messages) {
     try {
-      if (typeof message.body?.deliveryId === 'string') await attemptDelivery(env, message.body.deliveryId);
+      if (typeof message.body?.deliveryId === 'string') await attemptInOrder(env, message.body.deliveryId);
       message.ack();
     } catch (err) {
       console.error(JSON.stringify({ level: 'error', queue: batch.queue, deliveryId: message.body?.deliveryId, message: String(err) }));

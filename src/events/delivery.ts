@@ -166,6 +166,32 @@ export async function attemptDelivery(env: Env, deliveryId: string, random = Mat
   return 'retry';
 }
 
+/**
+ * Keeps a webhook's deliveries in order when queue messages arrive out of order (two publishes
+ * racing): older deliveries of the same webhook that were never attempted go first. Deliveries
+ * already retrying do not hold the others back.
+ */
+export async function attemptInOrder(env: Env, deliveryId: string): Promise<DeliveryOutcome> {
+  const db = createDb(env.DB);
+  const delivery = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get();
+  if (!delivery) return 'skipped';
+  const earlier = await db
+    .select({ id: webhookDeliveries.id })
+    .from(webhookDeliveries)
+    .where(
+      and(
+        eq(webhookDeliveries.webhookId, delivery.webhookId),
+        eq(webhookDeliveries.status, 'pending'),
+        eq(webhookDeliveries.attempts, 0),
+        sql`${webhookDeliveries.id} < ${delivery.id}`,
+      ),
+    )
+    .orderBy(asc(webhookDeliveries.id))
+    .limit(50);
+  for (const e of earlier) await attemptDelivery(env, e.id);
+  return attemptDelivery(env, deliveryId);
+}
+
 async function finish(db: Db, id: string, status: 'delivered' | 'failed', code: number | null, error: string | null) {
   await db.update(webhookDeliveries).set({ status, lastResponseCode: code, lastError: error, nextAttemptAt: null }).where(eq(webhookDeliveries.id, id));
 }

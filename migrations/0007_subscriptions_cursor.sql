@@ -1,0 +1,1 @@
+CREATE INDEX `subscriptions_tenant_id_idx` ON `subscriptions` (`tenant_id`,`id`);
