@@ -149,19 +149,6 @@ function wallOf(l: LocalDateTime): number {
   return wallMs(l.year, l.month, l.day, l.hour, l.minute, l.second, l.millisecond);
 }
 
-function localFromWall(wall: number): LocalDateTime {
-  const d = new Date(wall);
-  return {
-    year: d.getUTCFullYear(),
-    month: d.getUTCMonth() + 1,
-    day: d.getUTCDate(),
-    hour: d.getUTCHours(),
-    minute: d.getUTCMinutes(),
-    second: d.getUTCSeconds(),
-    millisecond: d.getUTCMilliseconds(),
-  };
-}
-
 function localAt(t: number, timeZone: string): LocalDateTime {
   const fields: Record<string, number> = {};
   for (const part of formatter(timeZone).formatToParts(new Date(t))) {

@@ -218,20 +218,36 @@ function line(
   return { item, kind, periodStart: start, periodEnd: end, quantity, amount, factor, price, description };
 }
 
-const measurementCache = new WeakMap<ServiceContext, Map<string, typeof measurements.$inferSelect | null>>();
 async function itemMeasurement(ctx: ServiceContext, item: ItemAggregate) {
-  let cache = measurementCache.get(ctx);
-  if (!cache) measurementCache.set(ctx, (cache = new Map()));
-  if (!cache.has(item.productId)) {
+  return memo(ctx, `measurement:${item.productId}`, async () => {
     const row = await ctx.db
       .select({ m: measurements })
       .from(products)
       .innerJoin(measurements, and(eq(measurements.tenantId, products.tenantId), eq(measurements.id, products.measurementId)))
       .where(and(eq(products.tenantId, ctx.tenant.id), eq(products.id, item.productId)))
       .get();
-    cache.set(item.productId, row?.m ?? null);
-  }
-  return cache.get(item.productId)!;
+    return row?.m ?? null;
+  });
+}
+
+/** A subscription's active coupons as `applyCoupons` takes them (fixed amounts in major units). */
+export function couponInputs(discounts: SubscriptionAggregate['discounts']) {
+  return discounts
+    .filter(({ d }) => d.status === 'active')
+    .map(({ d, c }) => ({
+      id: d.id,
+      type: c.type,
+      percentage: c.percentage ?? undefined,
+      fixedAmount: c.fixedAmount !== null && c.fixedAmountCurrency ? fromMinorUnits(c.fixedAmount, c.fixedAmountCurrency).toString() : undefined,
+      currency: c.fixedAmountCurrency ?? undefined,
+      frequency: c.frequency,
+      frequencyInterval: c.frequencyInterval ?? undefined,
+      appliedIntervals: d.appliedIntervals,
+      limitedToProducts: c.limitedToProducts,
+      excludedFromProducts: c.excludedFromProducts,
+      limitedToPlans: c.limitedToPlans,
+      excludedFromPlans: c.excludedFromPlans,
+    }));
 }
 
 /** The invoice date: the calendar day of `at` in the tenant's time zone. */
@@ -354,22 +370,7 @@ export async function composeInvoice(ctx: ServiceContext, subscriptionId: string
         planId: agg.row.planId ?? undefined,
         net: p.l.factor ? new Dec(p.amount).times(p.l.factor.usedDays).div(p.l.factor.periodDays).toString() : p.amount,
       })),
-      agg.discounts
-        .filter(({ d }) => d.status === 'active')
-        .map(({ d, c }) => ({
-          id: d.id,
-          type: c.type,
-          percentage: c.percentage ?? undefined,
-          fixedAmount: c.fixedAmount !== null && c.fixedAmountCurrency ? fromMinorUnits(c.fixedAmount, c.fixedAmountCurrency).toString() : undefined,
-          currency: c.fixedAmountCurrency ?? undefined,
-          frequency: c.frequency,
-          frequencyInterval: c.frequencyInterval ?? undefined,
-          appliedIntervals: d.appliedIntervals,
-          limitedToProducts: c.limitedToProducts,
-          excludedFromProducts: c.excludedFromProducts,
-          limitedToPlans: c.limitedToPlans,
-          excludedFromPlans: c.excludedFromPlans,
-        })),
+      couponInputs(agg.discounts),
       currency,
     );
     appliedCoupons.push(...discountResult.coupons.filter((x) => x.applied).map((x) => x.id));

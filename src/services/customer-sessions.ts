@@ -22,7 +22,7 @@ function ttl(value: string | undefined, fallback: number): number {
   return Number.isInteger(n) && n > 0 ? n : fallback;
 }
 
-async function issueTokens(db: Db, env: Env, tenantId: string, customerId: string, familyId: string) {
+async function issueTokens(env: Env, tenantId: string, customerId: string, familyId: string) {
   const now = systemNow();
   const accessTtl = ttl(env.ACCESS_TOKEN_TTL_SECONDS, 900);
   const refreshTtl = ttl(env.REFRESH_TOKEN_TTL_SECONDS, 30 * 24 * 3600);
@@ -58,7 +58,7 @@ export async function authenticateCustomer(ctx: ServiceContext, customerId: stri
     .get();
   if (!customer) throw ApiError.notFound('Customer');
   if (customer.status !== 'STATUS_ACTIVE') throw ApiError.conflict('Only active customers can sign in.');
-  const tokens = await issueTokens(ctx.db, ctx.env, ctx.tenant.id, customerId, newId());
+  const tokens = await issueTokens(ctx.env, ctx.tenant.id, customerId, newId());
   await ctx.db.insert(customerSessions).values(tokens.session);
   return {
     data: {
@@ -92,7 +92,7 @@ export async function refreshCustomerSession(db: Db, env: Env, refreshToken: str
     .where(and(eq(customers.tenantId, session.tenantId), eq(customers.id, session.customerId)))
     .get();
   if (!customer || customer.status !== 'STATUS_ACTIVE') throw ApiError.unauthorized('The customer can no longer sign in.');
-  const tokens = await issueTokens(db, env, session.tenantId, session.customerId, session.familyId);
+  const tokens = await issueTokens(env, session.tenantId, session.customerId, session.familyId);
   // The guarded revoke is what makes a token single-use under concurrent refreshes: if another
   // request spent it first, the guard fails and the batch (with the new session) rolls back.
   try {

@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { formatNumber } from '../billing/numbering';
 import { containsText, isGuardFailure, isUniqueViolation, requirePreviousChange, type Db, outer } from '../db/client';
-import { contactPersons, customerAddresses, customerEmailAddresses, customerGroups, customers, customerSessions, invoices, sequences } from '../db/schema';
+import { contactPersons, customerAddresses, customerEmailAddresses, customerGroups, customers, customerSessions, invoices } from '../db/schema';
 import { insertEvent } from '../events/outbox';
 import type { EventType } from '../events/catalogue';
 import { ApiError, Violations } from '../http/errors';

@@ -1,6 +1,6 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { parseDuration } from '../billing/durations';
-import { Dec, formatMoney, fromMinorUnits, roundMoney } from '../billing/money';
+import { Dec, formatMoney, roundMoney } from '../billing/money';
 import { billingGroupStepOptions, periodAt } from '../billing/periods';
 import { priceFor } from '../billing/pricing';
 import { measurements, pricePlans, products } from '../db/schema';
@@ -8,7 +8,8 @@ import type { ServiceContext } from '../http/context';
 import { pricingOf } from './price-plans';
 import { customerTimeZone, loadSubscription } from './subscriptions';
 import { aggregateUsage } from './usage';
-import { estimatedInvoice } from './billing';
+import { couponInputs, estimatedInvoice } from './billing';
+import { applyCoupons } from '../billing/discounts';
 
 /**
  * The net amount of a subscription's next invoice: each billable item priced for its next period
@@ -65,21 +66,12 @@ export async function estimatedAmount(ctx: ServiceContext, id: string) {
     lines.push({ productId: item.productId, amount: roundMoney(priceFor(pricingOf(price), item.quantity, { baseAmount: base.toString() }).amount, currency) });
   }
 
-  let total = lines.reduce((sum, l) => sum.plus(l.amount), new Dec(0));
-  for (const { d, c } of agg.discounts) {
-    if (d.status !== 'active') continue;
-    if (c.frequency === 'once' && d.appliedIntervals >= 1) continue;
-    if (c.frequency === 'limited' && c.frequencyInterval !== null && d.appliedIntervals >= c.frequencyInterval) continue;
-    const matching = lines
-      .filter((l) => (c.limitedToProducts.length === 0 || c.limitedToProducts.includes(l.productId)) && !c.excludedFromProducts.includes(l.productId))
-      .reduce((sum, l) => sum.plus(l.amount), new Dec(0));
-    const discount =
-      c.type === 'percentage'
-        ? roundMoney(matching.times(c.percentage ?? 0).div(100), currency)
-        : c.fixedAmount !== null && c.fixedAmountCurrency === currency
-          ? Dec.min(fromMinorUnits(c.fixedAmount, currency), matching)
-          : new Dec(0);
-    total = Dec.max(total.minus(discount), 0);
-  }
-  return formatMoney(total, currency);
+  const total = lines.reduce((sum, l) => sum.plus(l.amount), new Dec(0));
+  // The same coupon rules as billing: restrictions, frequency, never below zero.
+  const discounts = applyCoupons(
+    lines.map((l, i) => ({ id: String(i), productId: l.productId, planId: agg.row.planId ?? undefined, net: l.amount.toString() })),
+    couponInputs(agg.discounts),
+    currency,
+  );
+  return formatMoney(Dec.max(total.minus(discounts.discount), 0), currency);
 }

@@ -6,7 +6,8 @@ import { customerAddresses, customerEmailAddresses, invoiceComments, invoicePaym
 import { renderAddress } from './customers';
 import { ApiError, Violations } from '../http/errors';
 import type { ServiceContext } from '../http/context';
-import { collection, type Page } from '../http/pagination';
+import type { Page } from '../http/pagination';
+import { fetchPage } from '../db/paging';
 import { sha256Hex } from '../lib/crypto';
 import { newId } from '../lib/ids';
 import {
@@ -302,13 +303,8 @@ export async function addComment(ctx: ServiceContext, id: string, text: string, 
 
 export async function listComments(ctx: ServiceContext, id: string, page: Page) {
   await loadInvoice(ctx, id);
-  const rows = await ctx.db
-    .select()
-    .from(invoiceComments)
-    .where(and(eq(invoiceComments.tenantId, ctx.tenant.id), eq(invoiceComments.invoiceId, id)))
-    .orderBy(asc(invoiceComments.createdAt), asc(invoiceComments.id));
-  const start = (page.page - 1) * page.limit;
-  return collection(rows.slice(start, start + page.limit).map((r) => ({ id: r.id, text: r.text, author: r.author, createdAt: r.createdAt })), rows.length, page);
+  const where = and(eq(invoiceComments.tenantId, ctx.tenant.id), eq(invoiceComments.invoiceId, id));
+  return fetchPage(ctx.db, invoiceComments, where, [asc(invoiceComments.createdAt), asc(invoiceComments.id)], page, (r) => ({ id: r.id, text: r.text, author: r.author, createdAt: r.createdAt }));
 }
 
 /**

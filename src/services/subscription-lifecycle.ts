@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { parseDuration } from '../billing/durations';
 import { alignToBillingGroup, nextPossibleCancellationDates, trialEnd } from '../billing/periods';
@@ -7,7 +7,8 @@ import { appliedDiscounts, cancellationReasons, couponRedemptions, customerAddre
 import { insertEvent } from '../events/outbox';
 import { ApiError, Violations } from '../http/errors';
 import type { ServiceContext } from '../http/context';
-import { collection, type Page } from '../http/pagination';
+import type { Page } from '../http/pagination';
+import { fetchPage } from '../db/paging';
 import { newId } from '../lib/ids';
 import { entitlementStatements } from './entitlements';
 import {
@@ -433,12 +434,11 @@ export async function addComment(ctx: ServiceContext, id: string, text: string, 
 export async function listComments(ctx: ServiceContext, id: string, page: Page) {
   await loadSubscription(ctx, id);
   const where = and(eq(subscriptionComments.tenantId, ctx.tenant.id), eq(subscriptionComments.subscriptionId, id));
-  const rows = await ctx.db.select().from(subscriptionComments).where(where).orderBy(subscriptionComments.createdAt, subscriptionComments.id);
-  const start = (page.page - 1) * page.limit;
-  return collection(
-    rows.slice(start, start + page.limit).map((r) => ({ id: r.id, text: r.text, author: r.author, createdAt: r.createdAt })),
-    rows.length,
-    page,
-  );
+  return fetchPage(ctx.db, subscriptionComments, where, [asc(subscriptionComments.createdAt), asc(subscriptionComments.id)], page, (r) => ({
+    id: r.id,
+    text: r.text,
+    author: r.author,
+    createdAt: r.createdAt,
+  }));
 }
 
