@@ -322,7 +322,9 @@ describe('billing runs: exactly once', () => {
     const t = await createTenant();
     await api('/test-clock', { method: 'PUT', token: t.key, body: { now: '2025-03-01T10:00:00Z' } });
     const subs = await activeSubscriptions(t, 6);
-    // A run that billed three subscriptions and died before finalizing the third invoice.
+    // Billing outside the TenantObject (instant usage pushed through the API) writes the draft, then
+    // numbers it through the object. Here two subscriptions are billed that way and the worker dies
+    // before the third invoice is numbered.
     const { billSubscription } = await import('../src/services/billing');
     const { createDb } = await import('../src/db/client');
     const db = createDb(env.DB);
@@ -344,6 +346,51 @@ describe('billing runs: exactly once', () => {
     expect(numbers).toEqual([1, 2, 3, 4, 5, 6]);
     const ledger = await env.DB.prepare(`SELECT count(*) AS n FROM billing_ledger WHERE tenant_id = ?`).bind(t.id).first();
     expect(ledger).toEqual({ n: 6 });
+  });
+
+  it('inside the object writes a draft and its number in one batch: a failure leaves nothing to bill twice', async () => {
+    const t = await createTenant();
+    await api('/test-clock', { method: 'PUT', token: t.key, body: { now: '2025-03-01T10:00:00Z' } });
+    const subs = await activeSubscriptions(t, 3);
+    const { billSubscription } = await import('../src/services/billing');
+    const { createDb } = await import('../src/db/client');
+    const db = createDb(env.DB);
+    const tenant = (await db.query.tenants.findFirst({ where: (x, { eq }) => eq(x.id, t.id) }))!;
+    const base = { db, env, tenant, now: new Date('2025-03-01T10:00:00Z'), waitUntil: () => undefined };
+    // The numbering batch fails (the object is reset, D1 refuses): neither draft nor ledger row stays.
+    const failing = { ...base, finalizeWith: () => Promise.reject(new Error('D1 went away')) };
+    await expect(billSubscription(failing, subs[0]!, base.now, 'failing-run')).rejects.toThrow('D1 went away');
+    expect(await invoiceCounts(t)).toEqual([]);
+    expect(await env.DB.prepare(`SELECT count(*) AS n FROM billing_ledger WHERE tenant_id = ?`).bind(t.id).first()).toEqual({ n: 0 });
+    // The object's run bills all three, each numbered in the batch that writes it.
+    await api('/test-clock', { method: 'PUT', token: t.key, body: { now: '2025-03-01T11:00:00Z' } });
+    const counts = await invoiceCounts(t);
+    expect(counts).toHaveLength(3);
+    for (const c of counts) expect(c).toMatchObject({ n: 1, statuses: 'STATUS_UNPAID' });
+    const finalized = await env.DB.prepare(`SELECT count(*) AS n FROM events WHERE tenant_id = ? AND type = 'invoice.finalized'`).bind(t.id).first();
+    expect(finalized).toEqual({ n: 3 });
+  });
+
+  it('numbers billed invoices and invoices finalized through the API from one gap-free range', async () => {
+    const t = await createTenant();
+    await api('/test-clock', { method: 'PUT', token: t.key, body: { now: '2025-03-01T10:00:00Z' } });
+    await activeSubscriptions(t, 8);
+    const c = await createCustomer(t);
+    const drafts: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const d = await api('/invoices', { token: t.key, body: { customer: c.id, positions: [{ name: 'Setup', unitPrice: '10.00', taxRate: '19' }] } });
+      drafts.push(d.body.id);
+    }
+    const [run, ...finalizations] = await Promise.all([
+      api('/billing-runs', { token: t.key, method: 'POST' }),
+      ...drafts.map((id) => api(`/invoices/${id}/finalize`, { token: t.key, method: 'POST' })),
+    ]);
+    expect(run.status).toBe(202);
+    expect(finalizations.map((f) => f.status)).toEqual(drafts.map(() => 200));
+    await api('/test-clock', { method: 'PUT', token: t.key, body: { now: '2025-03-01T10:30:00Z' } });
+    const rows = (await env.DB.prepare(`SELECT number_seq AS n, source_type AS source FROM invoices WHERE tenant_id = ? ORDER BY number_seq`).bind(t.id).all<{ n: number; source: string }>()).results;
+    expect(rows.map((r) => r.n)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
+    expect(rows.filter((r) => r.source === 'subscription')).toHaveLength(8);
   });
 
   it('bills nothing twice when runs overlap or repeat', async () => {

@@ -1,6 +1,8 @@
 import type { Context } from 'hono';
 import type { Db, Tenant } from '../db/client';
+import type { BatchItem } from 'drizzle-orm/batch';
 import type { Env } from '../env';
+import type { FinalizeRequest, FinalizeResult } from '../objects/tenant-object';
 
 export type Principal =
   | { kind: 'api_key'; keyId: string; permissions: string[] }
@@ -28,6 +30,11 @@ export interface ServiceContext {
   tenant: Tenant;
   now: Date;
   waitUntil(promise: Promise<unknown>): void;
+  /**
+   * Inside the TenantObject only: finalizes a document in one batch with `leading` statements
+   * (the number is allocated as the batch commits). Elsewhere finalization goes through the stub.
+   */
+  finalizeWith?(req: FinalizeRequest, leading: BatchItem<'sqlite'>[]): Promise<FinalizeResult>;
 }
 
 export function serviceContext(c: AppContext): ServiceContext {

@@ -1,4 +1,5 @@
 import { DurableObject } from 'cloudflare:workers';
+import type { BatchItem } from 'drizzle-orm/batch';
 import { and, eq, max, sql } from 'drizzle-orm';
 import { formatNumber } from '../billing/numbering';
 import { createDb, isGuardFailure, isUniqueViolation, requirePreviousChange } from '../db/client';
@@ -84,51 +85,67 @@ export class TenantObject extends DurableObject<Env> {
    * backstop if the object's counter ever lags behind D1 (it then resynchronises and retries).
    */
   finalizeDocument(req: FinalizeRequest): Promise<FinalizeResult> {
-    return this.serial(async () => {
-      const db = createDb(this.env.DB);
-      const range = `document:${req.type}`;
-      for (let attempt = 0; attempt < 3; attempt++) {
-        const next = this.currentNumber(range) + 1;
-        const number = formatNumber(req.format, { number: next, date: new Date(req.date), timeZone: req.timeZone, customerNumber: req.customerNumber });
-        const fill = (data: Record<string, unknown>) => JSON.parse(JSON.stringify(data).replaceAll('"{number}"', JSON.stringify(number)));
-        try {
-          await db.batch([
-            db
-              .update(invoices)
-              .set({ ...req.set, number, numberSeq: next })
-              .where(
-                and(
-                  eq(invoices.tenantId, req.tenantId),
-                  eq(invoices.id, req.invoiceId),
-                  eq(invoices.status, 'STATUS_DRAFT'),
-                  eq(invoices.updatedAt, req.expectedUpdatedAt),
-                ),
+    return this.serial(() => this.commitNumbered(req, []));
+  }
+
+  /**
+   * The finalization batch, with `leading` statements (a billing run's draft, ledger rows and
+   * state) written in front of it: the draft and its number commit together or not at all.
+   * Callers hold the serial queue.
+   */
+  private async commitNumbered(req: FinalizeRequest, leading: BatchItem<'sqlite'>[]): Promise<FinalizeResult> {
+    const db = createDb(this.env.DB);
+    const range = `document:${req.type}`;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const next = this.currentNumber(range) + 1;
+      const number = formatNumber(req.format, { number: next, date: new Date(req.date), timeZone: req.timeZone, customerNumber: req.customerNumber });
+      const fill = (data: Record<string, unknown>) => JSON.parse(JSON.stringify(data).replaceAll('"{number}"', JSON.stringify(number)));
+      try {
+        await db.batch([
+          ...leading,
+          db
+            .update(invoices)
+            .set({ ...req.set, number, numberSeq: next })
+            .where(
+              and(
+                eq(invoices.tenantId, req.tenantId),
+                eq(invoices.id, req.invoiceId),
+                eq(invoices.status, 'STATUS_DRAFT'),
+                eq(invoices.updatedAt, req.expectedUpdatedAt),
               ),
-            requirePreviousChange(db),
-            ...req.events.map((e) => db.insert(events).values({ ...e, tenantId: req.tenantId, data: fill(e.data) })),
-          ]);
-          this.setNumber(range, next);
-          return { ok: true as const, number, numberSeq: next };
-        } catch (err) {
-          if (isGuardFailure(err)) return { ok: false as const, reason: 'not_draft' as const };
-          if (!isUniqueViolation(err, 'number_seq')) throw err;
-          // D1 already holds this number (the object's storage was reset or lags): catch up and retry.
-          const [row] = await db
-            .select({ max: max(invoices.numberSeq) })
-            .from(invoices)
-            .where(and(eq(invoices.tenantId, req.tenantId), eq(invoices.type, req.type)));
-          this.setNumber(range, row?.max ?? 0);
-        }
+            ),
+          requirePreviousChange(db),
+          ...req.events.map((e) => db.insert(events).values({ ...e, tenantId: req.tenantId, data: fill(e.data) })),
+        ] as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+        this.setNumber(range, next);
+        return { ok: true as const, number, numberSeq: next };
+      } catch (err) {
+        if (isGuardFailure(err)) return { ok: false as const, reason: 'not_draft' as const };
+        if (!isUniqueViolation(err, 'number_seq')) throw err;
+        // D1 already holds this number (the object's storage was reset or lags): catch up and retry.
+        const [row] = await db
+          .select({ max: max(invoices.numberSeq) })
+          .from(invoices)
+          .where(and(eq(invoices.tenantId, req.tenantId), eq(invoices.type, req.type)));
+        this.setNumber(range, row?.max ?? 0);
       }
-      throw new Error(`could not allocate a ${req.type} number after 3 attempts`);
-    });
+    }
+    throw new Error(`could not allocate a ${req.type} number after 3 attempts`);
   }
 
   private async context(tenantId: string, asOf?: Date): Promise<ServiceContext> {
     const db = createDb(this.env.DB);
     const tenant = await db.select().from(tenants).where(eq(tenants.id, tenantId)).get();
     if (!tenant) throw new Error(`unknown tenant ${tenantId}`);
-    return { db, env: this.env, tenant, now: asOf ?? tenantNow(tenant), waitUntil: (p) => this.ctx.waitUntil(p) };
+    return {
+      db,
+      env: this.env,
+      tenant,
+      now: asOf ?? tenantNow(tenant),
+      waitUntil: (p) => this.ctx.waitUntil(p),
+      // Billing inside the object numbers its invoices without a round trip through the stub.
+      finalizeWith: (req, leading) => this.serial(() => this.commitNumbered(req, leading)),
+    };
   }
 
   /**

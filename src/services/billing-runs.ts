@@ -7,7 +7,7 @@ import { ApiError } from '../http/errors';
 import type { ServiceContext } from '../http/context';
 import type { Page } from '../http/pagination';
 import { newId } from '../lib/ids';
-import { billInstantUsage, billSubscription, candidateSubscriptions } from './billing';
+import { billInstantUsage, billSubscription, candidateSubscriptions, preloadChunk } from './billing';
 
 type RunRow = typeof billingRuns.$inferSelect;
 
@@ -67,13 +67,16 @@ export async function continueRun(ctx: ServiceContext, run: RunRow, cursor: stri
   let next: string | null = cursor;
   while (next !== null && clock() - started < budgetMs) {
     const chunk = await candidateSubscriptions(ctx, next, RUN_CHUNK);
+    const asOf = new Date(run.asOf);
+    // Should the chunk's read fail, each subscription reads for itself and records its own error.
+    const preload = chunk.length ? await preloadChunk(ctx, chunk, asOf).catch(() => undefined) : undefined;
     for (const { id } of chunk) {
       try {
-        const result = await billSubscription(ctx, id, new Date(run.asOf), run.id);
+        const result = await billSubscription(ctx, id, asOf, run.id, preload);
         items += result.lines;
         if (result.invoiceId) invoices++;
         // Pushes of instant usage that were not billed when they arrived.
-        if (result.hasInstantUsage) invoices += await billInstantUsage(ctx, id, new Date(run.asOf), run.id);
+        if (result.hasInstantUsage) invoices += await billInstantUsage(ctx, id, asOf, run.id);
       } catch (err) {
         errors++;
         lastError = `${id}: ${(err as Error).message}`.slice(0, 500);

@@ -11,6 +11,7 @@ import { isUniqueViolation } from '../db/client';
 import {
   appliedDiscounts,
   billingLedger,
+  customerAddresses,
   exchangeRates,
   invoicePositions,
   itemChanges,
@@ -26,16 +27,26 @@ import {
 import { insertEvent } from '../events/outbox';
 import type { ServiceContext } from '../http/context';
 import { newId } from '../lib/ids';
-import { billingAddress, finalizeInvoice, renderInvoice, totalsOf, type InvoiceRow, type PositionRow } from './invoices';
+import { billingAddress, chooseBillingAddress, finalizationRequest, finalizeInvoice, renderInvoice, totalsOf, type InvoiceRow, type PositionRow } from './invoices';
 import { pricingOf } from './price-plans';
 import { loadSettings } from './settings';
-import { customerTimeZone, loadSubscription, renderSubscription, type ItemAggregate, type SubscriptionAggregate } from './subscriptions';
+import {
+  assembleSubscriptions,
+  customerTimeZone,
+  inJson,
+  loadSubscription,
+  renderSubscription,
+  type ItemAggregate,
+  type SubscriptionAggregate,
+  type SubscriptionRow,
+} from './subscriptions';
 import { taxOverrides } from './taxes';
 import { memo } from './memo';
 import { aggregateUsage } from './usage';
 
 type PricePlanRow = typeof pricePlans.$inferSelect;
 type ProductRow = typeof products.$inferSelect;
+type AddressRow = typeof customerAddresses.$inferSelect;
 
 /** One thing to bill: a period (or event, or charge) of an item, priced. */
 export interface BillingLine {
@@ -64,11 +75,11 @@ const iso = (d: Date) => d.toISOString();
  * start. Periods already billed (up to `lastBilledTo`) are never planned again; partial periods at
  * a cancellation or item end are prorated by days when the price plan says so.
  */
-export async function planSubscription(ctx: ServiceContext, agg: SubscriptionAggregate, asOf: Date, prices: Map<string, PricePlanRow>) {
+export async function planSubscription(ctx: ServiceContext, agg: SubscriptionAggregate, asOf: Date, prices: Map<string, PricePlanRow>, preload?: BillingPreload) {
   const s = agg.row;
   const lines: BillingLine[] = [];
   if (!s.billingAnchor || !['active', 'cancelled', 'paused'].includes(s.status)) return lines;
-  const changes = await pendingChanges(ctx, agg, asOf, prices);
+  const changes = await pendingChanges(ctx, agg, asOf, prices, preload);
   const tz = customerTimeZone(agg);
   const steps = agg.billingGroup ? billingGroupStepOptions(agg.billingGroup) : {};
   const anchor = new Date(s.billingAnchor);
@@ -180,27 +191,82 @@ export async function planSubscription(ctx: ServiceContext, agg: SubscriptionAgg
 }
 
 /** Applied item changes not yet on an invoice, with the price plans they name loaded into `prices`. */
-async function pendingChanges(ctx: ServiceContext, agg: SubscriptionAggregate, asOf: Date, prices: Map<string, PricePlanRow>) {
+async function pendingChanges(ctx: ServiceContext, agg: SubscriptionAggregate, asOf: Date, prices: Map<string, PricePlanRow>, preload?: BillingPreload) {
   const ids = agg.items.map((i) => i.id);
   if (ids.length === 0) return [];
-  const rows = await ctx.db
+  const known = preload && preload.asOf.getTime() === asOf.getTime() && ids.every((id) => preload.changes.has(id));
+  const rows = known ? ids.flatMap((id) => preload.changes.get(id)!).sort(byEffectiveAt) : await selectPendingChanges(ctx, ids, asOf);
+  const missing = [...new Set(rows.flatMap((r) => [r.fromPricePlanId, r.toPricePlanId]))].filter((id) => !prices.has(id));
+  if (missing.length) {
+    for (const p of await ctx.db.select().from(pricePlans).where(and(eq(pricePlans.tenantId, ctx.tenant.id), inArray(pricePlans.id, missing)))) prices.set(p.id, p);
+  }
+  return rows;
+}
+
+type ItemChangeRow = typeof itemChanges.$inferSelect;
+
+const byEffectiveAt = (a: ItemChangeRow, b: ItemChangeRow) => (a.effectiveAt < b.effectiveAt ? -1 : a.effectiveAt > b.effectiveAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** Applied, not yet billed changes of the items, effective by `asOf`, oldest first. */
+function selectPendingChanges(ctx: ServiceContext, itemIds: string[], asOf: Date) {
+  return ctx.db
     .select()
     .from(itemChanges)
     .where(
       and(
         eq(itemChanges.tenantId, ctx.tenant.id),
-        sql`${itemChanges.subscriptionItemId} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`,
+        inJson(itemChanges.subscriptionItemId, itemIds),
         isNotNull(itemChanges.appliedAt),
         isNull(itemChanges.billedAt),
         lte(itemChanges.effectiveAt, asOf.toISOString()),
       ),
     )
     .orderBy(asc(itemChanges.effectiveAt), asc(itemChanges.id));
-  const missing = [...new Set(rows.flatMap((r) => [r.fromPricePlanId, r.toPricePlanId]))].filter((id) => !prices.has(id));
-  if (missing.length) {
-    for (const p of await ctx.db.select().from(pricePlans).where(and(eq(pricePlans.tenantId, ctx.tenant.id), inArray(pricePlans.id, missing)))) prices.set(p.id, p);
-  }
-  return rows;
+}
+
+/**
+ * What a run reads once for a chunk of subscriptions instead of once per subscription: the
+ * aggregates, their price plans and products, pending item changes and payers' default addresses.
+ * It is read right before the chunk is billed; the ledger keeps a stale read from billing twice.
+ */
+export interface BillingPreload {
+  asOf: Date;
+  aggregates: Map<string, SubscriptionAggregate>;
+  prices: Map<string, PricePlanRow>;
+  products: Map<string, ProductRow>;
+  /** Pending changes per item; every item of the chunk has an entry. */
+  changes: Map<string, ItemChangeRow[]>;
+  /** Default addresses per payer; every payer of the chunk has an entry. */
+  addresses: Map<string, AddressRow[]>;
+}
+
+export async function preloadChunk(ctx: ServiceContext, rows: SubscriptionRow[], asOf: Date): Promise<BillingPreload> {
+  const aggs = await assembleSubscriptions(ctx, rows);
+  const items = aggs.flatMap((a) => a.items);
+  const itemIds = items.map((i) => i.id);
+  const payerIds = [...new Set(aggs.map((a) => (a.partner ?? a.customer).id))];
+  const ids = (xs: string[]) => [...new Set(xs)];
+  const [priceRows, productRows, changeRows, addressRows] = await ctx.db.batch([
+    ctx.db.select().from(pricePlans).where(and(eq(pricePlans.tenantId, ctx.tenant.id), inJson(pricePlans.id, ids(items.map((i) => i.pricePlanId))))),
+    ctx.db.select().from(products).where(and(eq(products.tenantId, ctx.tenant.id), inJson(products.id, ids(items.map((i) => i.productId))))),
+    selectPendingChanges(ctx, itemIds, asOf),
+    ctx.db
+      .select()
+      .from(customerAddresses)
+      .where(and(eq(customerAddresses.tenantId, ctx.tenant.id), inJson(customerAddresses.customerId, payerIds), eq(customerAddresses.isDefault, true))),
+  ]);
+  const changes = new Map<string, ItemChangeRow[]>(itemIds.map((id) => [id, []]));
+  for (const c of changeRows) changes.get(c.subscriptionItemId)?.push(c);
+  const addresses = new Map<string, AddressRow[]>(payerIds.map((id) => [id, []]));
+  for (const a of addressRows) addresses.get(a.customerId)?.push(a);
+  return {
+    asOf,
+    aggregates: new Map(aggs.map((a) => [a.row.id, a])),
+    prices: new Map(priceRows.map((p) => [p.id, p])),
+    products: new Map(productRows.map((p) => [p.id, p])),
+    changes,
+    addresses,
+  };
 }
 
 function line(
@@ -303,26 +369,32 @@ async function billingUnit(ctx: ServiceContext, first: SubscriptionAggregate): P
  * subscriptions in the same billing group, each subscription's lines under a header with its name:
  * item price → coupon discount → tax, converted to the invoice currency. Writes nothing.
  */
-type Planner = (ctx: ServiceContext, agg: SubscriptionAggregate, asOf: Date, prices: Map<string, PricePlanRow>) => Promise<BillingLine[]>;
+type Planner = (ctx: ServiceContext, agg: SubscriptionAggregate, asOf: Date, prices: Map<string, PricePlanRow>, preload?: BillingPreload) => Promise<BillingLine[]>;
 
-export async function composeInvoice(ctx: ServiceContext, subscriptionId: string, asOf: Date, runId: string | null, planner: Planner = planSubscription) {
-  const first0 = await loadSubscription(ctx, subscriptionId);
+export async function composeInvoice(ctx: ServiceContext, subscriptionId: string, asOf: Date, runId: string | null, planner: Planner = planSubscription, preload?: BillingPreload) {
+  // A subscription in a billing group is billed with its siblings, which the chunk may already have
+  // billed: it is read fresh.
+  const preloaded = preload?.aggregates.get(subscriptionId);
+  const first0 = preloaded && !preloaded.row.billingGroupId ? preloaded : await loadSubscription(ctx, subscriptionId);
   // A billing group consolidates regular billing; a single push of instant usage is its own invoice.
   const unit = planner === planSubscription ? await billingUnit(ctx, first0) : [first0];
   const allItems = unit.flatMap((a) => a.items);
   const priceIds = [...new Set(allItems.map((i) => i.pricePlanId))];
   const productIds = [...new Set(allItems.map((i) => i.productId))];
-  const [priceRows, productRows] = await ctx.db.batch([
-    ctx.db.select().from(pricePlans).where(and(eq(pricePlans.tenantId, ctx.tenant.id), inArray(pricePlans.id, priceIds.length ? priceIds : ['']))),
-    ctx.db.select().from(products).where(and(eq(products.tenantId, ctx.tenant.id), inArray(products.id, productIds.length ? productIds : ['']))),
-  ]);
+  const [priceRows, productRows] =
+    preload && priceIds.every((id) => preload.prices.has(id)) && productIds.every((id) => preload.products.has(id))
+      ? [priceIds.map((id) => preload.prices.get(id)!), productIds.map((id) => preload.products.get(id)!)]
+      : await ctx.db.batch([
+          ctx.db.select().from(pricePlans).where(and(eq(pricePlans.tenantId, ctx.tenant.id), inJson(pricePlans.id, priceIds))),
+          ctx.db.select().from(products).where(and(eq(products.tenantId, ctx.tenant.id), inJson(products.id, productIds))),
+        ]);
   const prices = new Map(priceRows.map((p) => [p.id, p]));
   // Remembered for the run, so it need not ask again whether to look for instant usage.
   void memo(ctx, `instant:${subscriptionId}`, async () => first0.items.some((i) => prices.get(i.pricePlanId)?.type === 'instant_metered'));
   const planned: { agg: SubscriptionAggregate; lines: BillingLine[] }[] = [];
   const isSkip = (l: BillingLine) => l.description === 'skipped';
   for (const agg of unit) {
-    const lines = await planner(ctx, agg, asOf, prices);
+    const lines = await planner(ctx, agg, asOf, prices, preload);
     if (lines.length) planned.push({ agg, lines });
   }
   const lines = planned.flatMap((p) => p.lines);
@@ -468,7 +540,7 @@ export async function composeInvoice(ctx: ServiceContext, subscriptionId: string
     dunningLevel: 0,
     dunningStatus: 'none',
     dunningDisabled: false,
-    invoiceAddress: await billingAddress(ctx, payer.id),
+    invoiceAddress: preload?.addresses.has(payer.id) ? chooseBillingAddress(preload.addresses.get(payer.id)!) : await billingAddress(ctx, payer.id),
     paymentMethodId: first.partner ? null : first.row.paymentMethodId,
     referencedInvoiceId: null,
     internalNote: null,
@@ -496,8 +568,8 @@ export async function composeInvoice(ctx: ServiceContext, subscriptionId: string
  * ledger rows (UNIQUE per item, period start and kind), the items' billing state and the events are
  * one D1 batch: a rerun, an overlapping run or a retry after a crash cannot bill anything twice.
  */
-export async function billSubscription(ctx: ServiceContext, subscriptionId: string, asOf: Date, runId: string | null): Promise<BillResult> {
-  const composed = await composeInvoice(ctx, subscriptionId, asOf, runId);
+export async function billSubscription(ctx: ServiceContext, subscriptionId: string, asOf: Date, runId: string | null, preload?: BillingPreload): Promise<BillResult> {
+  const composed = await composeInvoice(ctx, subscriptionId, asOf, runId, planSubscription, preload);
   const hasInstantUsage = await memo(ctx, `instant:${subscriptionId}`, () => subscriptionHasInstantUsage(ctx, subscriptionId));
   if (!composed || composed.skipOnly) {
     return composed ? { ...(await commitComposed(ctx, composed, asOf)), hasInstantUsage } : { invoiceId: null, lines: 0, skipped: 'nothing_due', hasInstantUsage };
@@ -610,20 +682,30 @@ async function commitComposed(ctx: ServiceContext, composed: Composed, asOf: Dat
   }
   statements.push(insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: 'invoice.created', resourceId: invoiceId, data: resource, now }));
   if (approval) statements.push(insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: 'invoice.requires_approval', resourceId: invoiceId, data: resource, now }));
+  const draft = { row, positions, customer: payer };
+  // Inside the TenantObject the draft, its ledger rows and its number are one batch; elsewhere the
+  // draft is written first and numbered through the object (a crash in between leaves a draft that
+  // the next run finalizes).
+  const finalization = !approval && ctx.finalizeWith ? await finalizationRequest(ctx, draft, null) : null;
   try {
+    if (finalization) {
+      const result = await ctx.finalizeWith!(finalization.request, statements);
+      if (!result.ok) throw new Error(`invoice ${invoiceId} was changed while it was being written`);
+      return { invoiceId, lines: lines.length, skipped: null };
+    }
     await ctx.db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
   } catch (err) {
     if (isUniqueViolation(err, 'billing_ledger')) return { invoiceId: null, lines: 0, skipped: 'already_billed' };
     throw err;
   }
-  if (!approval) await finalizeInvoice(ctx, invoiceId, null, [], { row, positions, customer: payer });
+  if (!approval) await finalizeInvoice(ctx, invoiceId, null, [], draft);
   return { invoiceId, lines: lines.length, skipped: null };
 }
 
 /** Subscriptions that may have something due, after `afterId`, in id order (the run's cursor). */
 export async function candidateSubscriptions(ctx: ServiceContext, afterId: string, limit: number) {
   return ctx.db
-    .select({ id: subscriptions.id })
+    .select()
     .from(subscriptions)
     .where(
       and(

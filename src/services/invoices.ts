@@ -15,6 +15,7 @@ import { renderAddress } from './customers';
 import { loadSettings } from './settings';
 import { taxOverrides } from './taxes';
 import { memo } from './memo';
+import type { FinalizeRequest } from '../objects/tenant-object';
 
 export type InvoiceRow = typeof invoices.$inferSelect;
 export type PositionRow = typeof invoicePositions.$inferSelect;
@@ -258,6 +259,11 @@ export async function billingAddress(ctx: ServiceContext, customerId: string) {
     .select()
     .from(customerAddresses)
     .where(and(eq(customerAddresses.tenantId, ctx.tenant.id), eq(customerAddresses.customerId, customerId), eq(customerAddresses.isDefault, true)));
+  return chooseBillingAddress(rows);
+}
+
+/** The address an invoice goes to, from a customer's default addresses: the invoice address, else the default one. */
+export function chooseBillingAddress(rows: (typeof customerAddresses.$inferSelect)[]) {
   const chosen = rows.find((a) => a.type === 'TYPE_INVOICE' && a.status === 'active') ?? rows.find((a) => a.type === 'TYPE_DEFAULT') ?? null;
   return chosen ? (renderAddress(chosen) as unknown as Record<string, unknown>) : null;
 }
@@ -574,6 +580,18 @@ export async function deletePosition(ctx: ServiceContext, positionId: string) {
 export async function finalizeInvoice(ctx: ServiceContext, id: string, dueDate: string | null, extraEvents: EventType[] = [], known?: InvoiceAggregate) {
   // Billing passes the draft it just wrote instead of reading it back.
   const before = known ?? (await loadInvoice(ctx, id));
+  const { request, after } = await finalizationRequest(ctx, before, dueDate, extraEvents);
+  const result = await ctx.env.TENANT.getByName(ctx.tenant.id).finalizeDocument(request);
+  if (!result.ok) throw ApiError.conflict('The invoice was changed or finalized meanwhile; reload and retry.', 'concurrent-update');
+  return { ...after, number: result.number };
+}
+
+/**
+ * Checks a draft can be finalized and builds what the TenantObject needs to number it: the status
+ * change, the due date (payment term from the settings) and the events, `{number}` left to fill in.
+ */
+export async function finalizationRequest(ctx: ServiceContext, before: InvoiceAggregate, dueDate: string | null, extraEvents: EventType[] = []) {
+  const id = before.row.id;
   requireDraft(before, 'finalize');
   const v = new Violations();
   if (before.positions.length === 0) v.add('positions', 'An invoice needs at least one position.', 'required');
@@ -603,7 +621,7 @@ export async function finalizeInvoice(ctx: ServiceContext, id: string, dueDate: 
     createdAt: nowIso,
   }));
   const formatKey = NUMBER_FORMAT_SETTING[before.row.type as InvoiceType] as keyof typeof settings;
-  const result = await ctx.env.TENANT.getByName(ctx.tenant.id).finalizeDocument({
+  const request: FinalizeRequest = {
     tenantId: ctx.tenant.id,
     invoiceId: id,
     type: before.row.type,
@@ -614,9 +632,8 @@ export async function finalizeInvoice(ctx: ServiceContext, id: string, dueDate: 
     date: nowIso,
     set: changes,
     events: eventRows,
-  });
-  if (!result.ok) throw ApiError.conflict('The invoice was changed or finalized meanwhile; reload and retry.', 'concurrent-update');
-  return { ...after, number: result.number };
+  };
+  return { request, after };
 }
 
 export { events };

@@ -7,9 +7,10 @@ const caches = new WeakMap<ServiceContext, Map<string, Promise<unknown>>>();
  * tax groups and their rates. A billing run bills thousands of subscriptions with one context, so
  * these are read once instead of once per subscription.
  */
-export function memo<T>(ctx: ServiceContext, key: string, load: () => Promise<T>): Promise<T> {
+export function memo<T>(ctx: ServiceContext, key: string, load: () => PromiseLike<T>): Promise<T> {
   let cache = caches.get(ctx);
   if (!cache) caches.set(ctx, (cache = new Map()));
-  if (!cache.has(key)) cache.set(key, load());
+  // A Drizzle query is a thenable that runs again on every await: settle it once, keep the promise.
+  if (!cache.has(key)) cache.set(key, Promise.resolve(load()));
   return cache.get(key) as Promise<T>;
 }

@@ -90,7 +90,7 @@ export function inJson(column: SQLiteColumn, values: string[]): SQL {
 const byKey = <T extends { id: string }>(rows: T[]) => new Map(rows.map((r) => [r.id, r]));
 
 /** Loads everything the given subscriptions embed, in one batch of queries. */
-async function assemble(ctx: ServiceContext, rows: SubscriptionRow[]): Promise<SubscriptionAggregate[]> {
+export async function assembleSubscriptions(ctx: ServiceContext, rows: SubscriptionRow[]): Promise<SubscriptionAggregate[]> {
   if (rows.length === 0) return [];
   const t = ctx.tenant.id;
   const ids = rows.map((r) => r.id);
@@ -159,7 +159,7 @@ export async function loadSubscription(ctx: ServiceContext, id: string): Promise
     .where(and(eq(subscriptions.tenantId, ctx.tenant.id), eq(subscriptions.id, id)))
     .get();
   if (!row) throw ApiError.notFound('Subscription');
-  return (await assemble(ctx, [row]))[0]!;
+  return (await assembleSubscriptions(ctx, [row]))[0]!;
 }
 
 export function customerTimeZone(agg: Pick<SubscriptionAggregate, 'customer'>): string {
@@ -367,7 +367,7 @@ async function listByContractEnd(ctx: ServiceContext, q: SubscriptionListQuery, 
   const pageIds = ends.slice(pageOffset(q), pageOffset(q) + q.limit).map((r) => r.id);
   const pageRows = pageIds.length ? await ctx.db.select().from(subscriptions).where(and(eq(subscriptions.tenantId, ctx.tenant.id), inJson(subscriptions.id, pageIds))) : [];
   const ordered = pageIds.map((id) => pageRows.find((r) => r.id === id)!);
-  const aggs = await assemble(ctx, ordered);
+  const aggs = await assembleSubscriptions(ctx, ordered);
   return collection(
     aggs.map((a) => renderSubscription(a, ctx.now)),
     ends.length,
@@ -405,7 +405,7 @@ export async function listSubscriptions(ctx: ServiceContext, q: SubscriptionList
     ctx.db.select({ n: count() }).from(subscriptions).where(where),
     ctx.db.select().from(subscriptions).where(where).orderBy(...order).limit(q.limit).offset(pageOffset(q)),
   ]);
-  const aggs = await assemble(ctx, rows);
+  const aggs = await assembleSubscriptions(ctx, rows);
   return collection(
     aggs.map((a) => renderSubscription(a, ctx.now)),
     total?.n ?? 0,
