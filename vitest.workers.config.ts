@@ -14,6 +14,8 @@ export default defineProject({
           JWT_SECRET: 'test-jwt-secret-0123456789abcdef0123456789abcdef',
           VAT_CHECKER: 'fake',
           FAKE_VIES_UNREGISTERED: 'DE811907980',
+          // One chunk (25 subscriptions) per invocation, so a test sees a run continue through alarms.
+          BILLING_RUN_CHUNKS_PER_INVOCATION: '1',
         },
       },
     })),

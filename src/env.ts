@@ -14,6 +14,8 @@ export interface Env {
   /** `ecb` (production) or anything else for the built-in fixture feed. */
   RATE_SOURCE?: string;
   ACCESS_TOKEN_TTL_SECONDS?: string;
+  /** Chunks of 25 subscriptions a background billing run works per invocation (default 40). */
+  BILLING_RUN_CHUNKS_PER_INVOCATION?: string;
   REFRESH_TOKEN_TTL_SECONDS?: string;
 }
 

@@ -1,4 +1,5 @@
 import { env } from 'cloudflare:workers';
+import { runDurableObjectAlarm } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { api, createCustomer, createTenant, keyWith, violations, type TestTenant } from './helpers';
 
@@ -369,6 +370,28 @@ describe('billing runs: exactly once', () => {
     for (const c of counts) expect(c).toMatchObject({ n: 1, statuses: 'STATUS_UNPAID' });
     const finalized = await env.DB.prepare(`SELECT count(*) AS n FROM events WHERE tenant_id = ? AND type = 'invoice.finalized'`).bind(t.id).first();
     expect(finalized).toEqual({ n: 3 });
+  });
+
+  it('continues a background run through alarms, chunk by chunk, until every subscription is billed', async () => {
+    const t = await createTenant();
+    await api('/test-clock', { method: 'PUT', token: t.key, body: { now: '2025-03-01T10:00:00Z' } });
+    await activeSubscriptions(t, 30);
+    // The tests run one chunk of 25 per invocation (BILLING_RUN_CHUNKS_PER_INVOCATION in the vitest config).
+    const started = await api('/billing-runs', { token: t.key, method: 'POST' });
+    expect(started.status).toBe(202);
+    expect(started.body).toMatchObject({ status: 'running', trigger: 'api', invoicesCreated: 25, errors: 0 });
+    const stub = env.TENANT.getByName(t.id);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    const done = await api(`/billing-runs/${started.body.id}`, { token: t.key });
+    expect(done.body).toMatchObject({ status: 'completed', invoicesCreated: 30, itemsBilled: 30, errors: 0 });
+    expect(done.body.finishedAt).toEqual(expect.any(String));
+    // Nothing left to continue.
+    expect(await runDurableObjectAlarm(stub)).toBe(false);
+    const counts = await invoiceCounts(t);
+    expect(counts).toHaveLength(30);
+    for (const c of counts) expect(c).toMatchObject({ n: 1, statuses: 'STATUS_UNPAID' });
+    const numbers = (await env.DB.prepare(`SELECT number_seq AS n FROM invoices WHERE tenant_id = ? ORDER BY number_seq`).bind(t.id).all<{ n: number }>()).results;
+    expect(numbers.map((r) => r.n)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
   });
 
   it('numbers billed invoices and invoices finalized through the API from one gap-free range', async () => {

@@ -47,12 +47,19 @@ export async function createRun(ctx: ServiceContext, asOf: Date, trigger: string
 /** Subscriptions billed per chunk; a chunk is small enough for one invocation's D1 query budget. */
 export const RUN_CHUNK = 25;
 
+/** How much of a run one invocation works before it continues in the next. */
+export interface RunBudget {
+  ms: number;
+  /** Chunks; bounds the D1 queries of one invocation (about 1.4 per subscription). */
+  chunks: number;
+}
+
 /**
- * Works a run forward from `cursor` until it is done or `budgetMs` is used up; returns the cursor to
- * continue from (null when done). Each subscription is billed in its own batch, so stopping
+ * Works a run forward from `cursor` until it is done or the budget is used up; returns the cursor
+ * to continue from (null when done). Each subscription is billed in its own batch, so stopping
  * anywhere — or dying — loses nothing and bills nothing twice on the next attempt.
  */
-export async function continueRun(ctx: ServiceContext, run: RunRow, cursor: string, budgetMs: number, clock: () => number): Promise<string | null> {
+export async function continueRun(ctx: ServiceContext, run: RunRow, cursor: string, budget: RunBudget, clock: () => number): Promise<string | null> {
   const started = clock();
   let items = 0;
   let invoices = 0;
@@ -65,7 +72,7 @@ export async function continueRun(ctx: ServiceContext, run: RunRow, cursor: stri
     lastError = left.lastError;
   }
   let next: string | null = cursor;
-  while (next !== null && clock() - started < budgetMs) {
+  for (let chunks = 0; next !== null && chunks < budget.chunks && clock() - started < budget.ms; chunks++) {
     const chunk = await candidateSubscriptions(ctx, next, RUN_CHUNK);
     const asOf = new Date(run.asOf);
     // Should the chunk's read fail, each subscription reads for itself and records its own error.
