@@ -403,9 +403,9 @@ export const billingSection = {
     log(`billing: run ${run.status} in ${(runMs / 1000).toFixed(1)} s: ${run.invoicesCreated} invoices, ${run.itemsBilled} items, ${run.errors} errors${run.lastError ? ` (last: ${run.lastError})` : ''}`);
 
     // Numbering over time. finalization_date is the frozen test clock (the same on every invoice),
-    // so the window comes from the clock here: each invoice is finalized and numbered (TenantObject
-    // finalizeDocument) right after its draft is written, inside the run, so the run's end is when
-    // the last number was given (the check below confirms no draft is left). The polls add what
+    // so the window comes from the clock here: inside the run each invoice is written and numbered in
+    // one batch (TenantObject commitNumbered), so the run's end is when the last number was given
+    // (the check below confirms no draft is left). The polls add what
     // they can see: drafts waiting for a number at any answered poll, and how long the API stood
     // still (a poll is answered only between billing invocations, see above).
     const numbering = {
@@ -488,7 +488,7 @@ export const billingSection = {
       );
       const n = r.numbering;
       process.stdout.write(
-        `  numbering: finalization_date is the frozen test clock on every invoice, so it spans 0 s; each invoice is numbered right after its draft is written, ` +
+        `  numbering: finalization_date is the frozen test clock on every invoice, so it spans 0 s; each invoice is written and numbered in one batch ` +
           `inside the run, so all ${r.subscriptions} were numbered by the run's end (${n.allNumberedSeconds?.toFixed(1) ?? '-'} s). ` +
           `Polls every ${n.pollMs} ms: ${n.pollsAnsweredMidRun} answered mid-run, at most ${n.maxDraftsSeen} draft(s) waiting for a number, ` +
           `longest wait for an answer ${n.maxApiStallSeconds.toFixed(1)} s (the local workerd answers nothing while a billing invocation runs)\n`,

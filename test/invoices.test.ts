@@ -319,6 +319,14 @@ describe('billing runs: exactly once', () => {
         .all<{ s: string; n: number; statuses: string }>()
     ).results;
 
+  /** A service context for the tenant, as the worker builds one (no in-object numbering). */
+  async function workerContext(t: TestTenant, now: string) {
+    const { createDb } = await import('../src/db/client');
+    const db = createDb(env.DB);
+    const tenant = (await db.query.tenants.findFirst({ where: (x, { eq }) => eq(x.id, t.id) }))!;
+    return { db, env, tenant, now: new Date(now), waitUntil: () => undefined };
+  }
+
   it('finishes a run that died half-way without billing anything twice', async () => {
     const t = await createTenant();
     await api('/test-clock', { method: 'PUT', token: t.key, body: { now: '2025-03-01T10:00:00Z' } });
@@ -327,10 +335,7 @@ describe('billing runs: exactly once', () => {
     // numbers it through the object. Here two subscriptions are billed that way and the worker dies
     // before the third invoice is numbered.
     const { billSubscription } = await import('../src/services/billing');
-    const { createDb } = await import('../src/db/client');
-    const db = createDb(env.DB);
-    const tenant = (await db.query.tenants.findFirst({ where: (x, { eq }) => eq(x.id, t.id) }))!;
-    const ctx = { db, env, tenant, now: new Date('2025-03-01T10:00:00Z'), waitUntil: () => undefined };
+    const ctx = await workerContext(t, '2025-03-01T10:00:00Z');
     for (const id of subs.slice(0, 2)) expect((await billSubscription(ctx, id, ctx.now, 'crashed-run')).invoiceId).toEqual(expect.any(String));
     // The third invoice is written, then the object that numbers it is gone: the worker dies there.
     const dying = { ...ctx, env: { ...env, TENANT: { getByName: () => ({ finalizeDocument: () => Promise.reject(new Error('worker died')) }) } } } as never;
@@ -354,10 +359,7 @@ describe('billing runs: exactly once', () => {
     await api('/test-clock', { method: 'PUT', token: t.key, body: { now: '2025-03-01T10:00:00Z' } });
     const subs = await activeSubscriptions(t, 3);
     const { billSubscription } = await import('../src/services/billing');
-    const { createDb } = await import('../src/db/client');
-    const db = createDb(env.DB);
-    const tenant = (await db.query.tenants.findFirst({ where: (x, { eq }) => eq(x.id, t.id) }))!;
-    const base = { db, env, tenant, now: new Date('2025-03-01T10:00:00Z'), waitUntil: () => undefined };
+    const base = await workerContext(t, '2025-03-01T10:00:00Z');
     // The numbering batch fails (the object is reset, D1 refuses): neither draft nor ledger row stays.
     const failing = { ...base, finalizeWith: () => Promise.reject(new Error('D1 went away')) };
     await expect(billSubscription(failing, subs[0]!, base.now, 'failing-run')).rejects.toThrow('D1 went away');

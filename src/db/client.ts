@@ -63,3 +63,17 @@ export function rawStatement(db: Db, query: SQL): BatchItem<'sqlite'> {
   const prepared = internals.session.prepareQuery(internals.dialect.sqlToQuery(query), undefined, 'run', false);
   return { _prepare: () => prepared } as unknown as BatchItem<'sqlite'>;
 }
+
+/** `column IN (ids)` with the ids bound as one JSON parameter, so any number of ids fits D1's limit. */
+export function inJson(column: SQLiteColumn | SQL, values: string[]): SQL {
+  return sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(values)}))`;
+}
+
+/**
+ * A tenant's rows by primary key. Without statistics SQLite prefers a (tenant_id, …) index for
+ * `tenant_id = ? AND id IN (…)` and walks every row of the tenant (100,000 customers for 25 ids);
+ * the unary `+` leaves the tenant as a filter on primary-key lookups.
+ */
+export function tenantRowsById(table: { tenantId: SQLiteColumn; id: SQLiteColumn }, tenantId: string, ids: string[]): SQL {
+  return sql`+${table.tenantId} = ${tenantId} AND ${inJson(table.id, ids)}`;
+}

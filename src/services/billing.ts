@@ -7,7 +7,7 @@ import { Dec, fromMinorUnits, toMinorUnitsSafe } from '../billing/money';
 import { addDuration, billingGroupStepOptions, periodAt, prorationFactor } from '../billing/periods';
 import { priceFor } from '../billing/pricing';
 import { resolveTax, TaxRateUnavailableError } from '../billing/tax';
-import { isUniqueViolation } from '../db/client';
+import { inJson, isUniqueViolation, tenantRowsById } from '../db/client';
 import {
   appliedDiscounts,
   billingLedger,
@@ -33,7 +33,6 @@ import { loadSettings } from './settings';
 import {
   assembleSubscriptions,
   customerTimeZone,
-  inJson,
   loadSubscription,
   renderSubscription,
   type ItemAggregate,
@@ -247,8 +246,8 @@ export async function preloadChunk(ctx: ServiceContext, rows: SubscriptionRow[],
   const payerIds = [...new Set(aggs.map((a) => (a.partner ?? a.customer).id))];
   const ids = (xs: string[]) => [...new Set(xs)];
   const [priceRows, productRows, changeRows, addressRows] = await ctx.db.batch([
-    ctx.db.select().from(pricePlans).where(and(eq(pricePlans.tenantId, ctx.tenant.id), inJson(pricePlans.id, ids(items.map((i) => i.pricePlanId))))),
-    ctx.db.select().from(products).where(and(eq(products.tenantId, ctx.tenant.id), inJson(products.id, ids(items.map((i) => i.productId))))),
+    ctx.db.select().from(pricePlans).where(tenantRowsById(pricePlans, ctx.tenant.id, ids(items.map((i) => i.pricePlanId)))),
+    ctx.db.select().from(products).where(tenantRowsById(products, ctx.tenant.id, ids(items.map((i) => i.productId)))),
     selectPendingChanges(ctx, itemIds, asOf),
     ctx.db
       .select()
@@ -385,8 +384,8 @@ export async function composeInvoice(ctx: ServiceContext, subscriptionId: string
     preload && priceIds.every((id) => preload.prices.has(id)) && productIds.every((id) => preload.products.has(id))
       ? [priceIds.map((id) => preload.prices.get(id)!), productIds.map((id) => preload.products.get(id)!)]
       : await ctx.db.batch([
-          ctx.db.select().from(pricePlans).where(and(eq(pricePlans.tenantId, ctx.tenant.id), inJson(pricePlans.id, priceIds))),
-          ctx.db.select().from(products).where(and(eq(products.tenantId, ctx.tenant.id), inJson(products.id, productIds))),
+          ctx.db.select().from(pricePlans).where(tenantRowsById(pricePlans, ctx.tenant.id, priceIds)),
+          ctx.db.select().from(products).where(tenantRowsById(products, ctx.tenant.id, productIds)),
         ]);
   const prices = new Map(priceRows.map((p) => [p.id, p]));
   // Remembered for the run, so it need not ask again whether to look for instant usage.

@@ -7,7 +7,7 @@ import { ApiError, Violations } from '../http/errors';
 import type { ServiceContext } from '../http/context';
 import type { Page } from '../http/pagination';
 import { fetchPage } from '../db/paging';
-import { rawStatement } from '../db/client';
+import { rawStatement, tenantRowsById } from '../db/client';
 import { collection } from '../http/pagination';
 import { newId } from '../lib/ids';
 import { checkReference, resourceService } from './resource';
@@ -252,7 +252,7 @@ export async function listAssignments(ctx: ServiceContext, page: Page, filters: 
     ? await ctx.db
         .select()
         .from(features)
-        .where(and(eq(features.tenantId, ctx.tenant.id), sql`${features.id} IN (SELECT value FROM json_each(${JSON.stringify(result.data.map((a) => a.featureId))}))`))
+        .where(tenantRowsById(features, ctx.tenant.id, result.data.map((a) => a.featureId)))
     : [];
   const byId = new Map(featureRows.map((f) => [f.id, f]));
   return { ...result, data: result.data.map((a) => renderAssignment(a, byId.get(a.featureId) ?? null)) };

@@ -3,7 +3,7 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import { invoiceTotals, lineNet } from '../billing/invoice-totals';
 import { Dec, formatMoney, fromMinorUnits, toMinorUnitsSafe } from '../billing/money';
 import { resolveTax, TaxRateUnavailableError } from '../billing/tax';
-import { isGuardFailure, outer, requirePreviousChange } from '../db/client';
+import { isGuardFailure, outer, requirePreviousChange, tenantRowsById } from '../db/client';
 import { customerAddresses, customers, events, invoicePositions, invoices, taxGroups } from '../db/schema';
 import { EVENT_VERSION, type EventType } from '../events/catalogue';
 import { insertEvent } from '../events/outbox';
@@ -281,7 +281,7 @@ export async function buildPositions(
 ): Promise<PositionRow[]> {
   const groupIds = [...new Set(inputs.map((p) => p.taxGroup).filter((x): x is string => x !== null))];
   const groups = groupIds.length
-    ? await ctx.db.select().from(taxGroups).where(and(eq(taxGroups.tenantId, ctx.tenant.id), sql`${taxGroups.id} IN (SELECT value FROM json_each(${JSON.stringify(groupIds)}))`))
+    ? await ctx.db.select().from(taxGroups).where(tenantRowsById(taxGroups, ctx.tenant.id, groupIds))
     : [];
   const ids = inputs.map(() => newId());
   const rows: PositionRow[] = [];

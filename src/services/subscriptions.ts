@@ -4,7 +4,7 @@ import { parseDuration, type Duration } from '../billing/durations';
 import { formatNumber } from '../billing/numbering';
 import { billingGroupStepOptions, contractTerm, nextPossibleCancellationDates, periodAt } from '../billing/periods';
 import { Dec } from '../billing/money';
-import { isGuardFailure, isUniqueViolation, outer, requirePreviousChange } from '../db/client';
+import { inJson, isGuardFailure, isUniqueViolation, outer, requirePreviousChange, tenantRowsById } from '../db/client';
 import {
   appliedDiscounts,
   billingGroups,
@@ -82,11 +82,6 @@ function selectItems(ctx: ServiceContext, subscriptionIds: string[]) {
     .orderBy(asc(subscriptionItems.createdAt), asc(subscriptionItems.id));
 }
 
-/** `column IN (ids)` with the ids bound as one JSON parameter, so any number of ids fits D1's limit. */
-export function inJson(column: SQLiteColumn, values: string[]): SQL {
-  return sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(values)}))`;
-}
-
 const byKey = <T extends { id: string }>(rows: T[]) => new Map(rows.map((r) => [r.id, r]));
 
 /** Loads everything the given subscriptions embed, in one batch of queries. */
@@ -110,20 +105,23 @@ export async function assembleSubscriptions(ctx: ServiceContext, rows: Subscript
     ctx.db
       .select()
       .from(customers)
+      // By primary key (see tenantRowsById): the customers, then their partners.
       .where(
-        and(
-          eq(customers.tenantId, t),
-          sql`(${inJson(customers.id, customerIds)} OR ${customers.id} IN (SELECT p.partner_id FROM customers p WHERE p.tenant_id = ${t} AND ${inJson(sql.raw('p.id') as never, customerIds)}))`,
-        ),
+        sql`+${customers.tenantId} = ${t} AND ${customers.id} IN (SELECT value FROM json_each(${JSON.stringify(customerIds)})
+          UNION SELECT p.partner_id FROM customers p WHERE +p.tenant_id = ${t} AND ${inJson(sql.raw('p.id'), customerIds)} AND p.partner_id IS NOT NULL)`,
       ),
-    ctx.db.select().from(plans).where(and(eq(plans.tenantId, t), inJson(plans.id, pick((r) => r.planId)))),
-    ctx.db.select().from(billingGroups).where(and(eq(billingGroups.tenantId, t), inJson(billingGroups.id, pick((r) => r.billingGroupId)))),
+    ctx.db.select().from(plans).where(tenantRowsById(plans, t, pick((r) => r.planId))),
+    ctx.db.select().from(billingGroups).where(tenantRowsById(billingGroups, t, pick((r) => r.billingGroupId))),
     ctx.db
       .select()
       .from(paymentMethods)
-      .where(and(eq(paymentMethods.tenantId, t), sql`(${inJson(paymentMethods.id, pick((r) => r.paymentMethodId))} OR (${inJson(paymentMethods.customerId, customerIds)} AND ${paymentMethods.isDefault} = 1))`)),
-    ctx.db.select().from(customerAddresses).where(and(eq(customerAddresses.tenantId, t), inJson(customerAddresses.id, pick((r) => r.invoiceAddressId)))),
-    ctx.db.select().from(cancellationReasons).where(and(eq(cancellationReasons.tenantId, t), inJson(cancellationReasons.id, pick((r) => r.cancellationReasonId)))),
+      // The chosen ones by primary key, and the customers' defaults.
+      .where(
+        sql`+${paymentMethods.tenantId} = ${t} AND ${paymentMethods.id} IN (SELECT value FROM json_each(${JSON.stringify(pick((r) => r.paymentMethodId))})
+          UNION SELECT m.id FROM payment_methods m WHERE m.tenant_id = ${t} AND ${inJson(sql.raw('m.customer_id'), customerIds)} AND m.is_default = 1)`,
+      ),
+    ctx.db.select().from(customerAddresses).where(tenantRowsById(customerAddresses, t, pick((r) => r.invoiceAddressId))),
+    ctx.db.select().from(cancellationReasons).where(tenantRowsById(cancellationReasons, t, pick((r) => r.cancellationReasonId))),
     ]),
   ]);
   const items: ItemAggregate[] = itemRows.map((x) => ({ ...x.item, billingInterval: x.billingInterval, pricePlanType: x.pricePlanType, payInAdvance: x.payInAdvance, productName: x.productName }));
@@ -365,7 +363,7 @@ async function listByContractEnd(ctx: ServiceContext, q: SubscriptionListQuery, 
     return b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id);
   });
   const pageIds = ends.slice(pageOffset(q), pageOffset(q) + q.limit).map((r) => r.id);
-  const pageRows = pageIds.length ? await ctx.db.select().from(subscriptions).where(and(eq(subscriptions.tenantId, ctx.tenant.id), inJson(subscriptions.id, pageIds))) : [];
+  const pageRows = pageIds.length ? await ctx.db.select().from(subscriptions).where(tenantRowsById(subscriptions, ctx.tenant.id, pageIds)) : [];
   const ordered = pageIds.map((id) => pageRows.find((r) => r.id === id)!);
   const aggs = await assembleSubscriptions(ctx, ordered);
   return collection(

@@ -6,6 +6,7 @@ import { billingGroupStepOptions, periodAt } from '../billing/periods';
 import { fetchPage } from '../db/paging';
 import { billInstantUsage } from './billing';
 import { billingGroups, customers, measurements, products, subscriptionItems, subscriptions, usageEvents, pricePlans } from '../db/schema';
+import { tenantRowsById } from '../db/client';
 import { ApiError, type Violation } from '../http/errors';
 import type { ServiceContext } from '../http/context';
 import type { Page } from '../http/pagination';
@@ -57,7 +58,7 @@ async function resolveTargets(ctx: ServiceContext, events: UsageEventInput[]) {
       .innerJoin(measurements, and(eq(measurements.tenantId, products.tenantId), eq(measurements.id, products.measurementId)));
   // Not a db.batch: the join's duplicate column names would collide in batch results.
   const [byItem, byPair] = await Promise.all([
-    base().where(and(eq(subscriptionItems.tenantId, t), sql`${subscriptionItems.id} IN (SELECT value FROM json_each(${JSON.stringify(itemIds)}))`, live)),
+    base().where(and(tenantRowsById(subscriptionItems, t, itemIds), live)),
     base().where(
       and(
         eq(subscriptionItems.tenantId, t),
