@@ -3,7 +3,7 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import { invoiceTotals, lineNet } from '../billing/invoice-totals';
 import { Dec, formatMoney, fromMinorUnits, toMinorUnitsSafe } from '../billing/money';
 import { resolveTax, TaxRateUnavailableError } from '../billing/tax';
-import { isGuardFailure, outer, requirePreviousChange, tenantRowsById } from '../db/client';
+import { inJson, isGuardFailure, outer, requirePreviousChange, tenantRowsById } from '../db/client';
 import { customerAddresses, customers, events, invoicePositions, invoices, taxGroups } from '../db/schema';
 import { EVENT_VERSION, type EventType } from '../events/catalogue';
 import { insertEvent } from '../events/outbox';
@@ -171,10 +171,9 @@ export interface InvoiceListQuery extends Page {
 const ORDER = { number: invoices.numberSeq, creationDate: invoices.createdAt, dueDate: invoices.dueDate, grossAmount: invoices.grossAmount };
 
 export async function listInvoices(ctx: ServiceContext, q: InvoiceListQuery) {
-  const json = (values: string[]) => sql`(SELECT value FROM json_each(${JSON.stringify(values)}))`;
   const filters: (SQL | undefined)[] = [eq(invoices.tenantId, ctx.tenant.id)];
-  if (q.status?.length) filters.push(sql`${invoices.status} IN ${json(q.status)}`);
-  if (q.type?.length) filters.push(sql`${invoices.type} IN ${json(q.type)}`);
+  if (q.status?.length) filters.push(inJson(invoices.status, q.status));
+  if (q.type?.length) filters.push(inJson(invoices.type, q.type));
   if (q.customer) filters.push(eq(invoices.customerId, q.customer));
   if (q.customerScope) filters.push(eq(invoices.customerId, q.customerScope), sql`${invoices.status} <> 'STATUS_DRAFT'`);
   if (q.subscription) {
@@ -206,9 +205,9 @@ export async function listInvoices(ctx: ServiceContext, q: InvoiceListQuery) {
         ctx.db
           .select()
           .from(invoicePositions)
-          .where(and(eq(invoicePositions.tenantId, ctx.tenant.id), sql`${invoicePositions.invoiceId} IN ${json(ids)}`))
+          .where(and(eq(invoicePositions.tenantId, ctx.tenant.id), inJson(invoicePositions.invoiceId, ids)))
           .orderBy(asc(invoicePositions.sort)),
-        ctx.db.select().from(customers).where(and(eq(customers.tenantId, ctx.tenant.id), sql`${customers.id} IN ${json(customerIds)}`)),
+        ctx.db.select().from(customers).where(tenantRowsById(customers, ctx.tenant.id, customerIds)),
       ])
     : [[], []];
   const customerMap = new Map(customerRows.map((c) => [c.id, c]));

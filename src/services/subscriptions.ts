@@ -375,20 +375,19 @@ async function listByContractEnd(ctx: ServiceContext, q: SubscriptionListQuery, 
 
 export async function listSubscriptions(ctx: ServiceContext, q: SubscriptionListQuery) {
   const t = ctx.tenant.id;
-  const json = (values: string[]) => sql`(SELECT value FROM json_each(${JSON.stringify(values)}))`;
   const filters: (SQL | undefined)[] = [eq(subscriptions.tenantId, t)];
-  if (q.ids?.length) filters.push(sql`${subscriptions.id} IN ${json(q.ids)}`);
-  if (q.customers?.length) filters.push(sql`${subscriptions.customerId} IN ${json(q.customers)}`);
+  if (q.ids?.length) filters.push(inJson(subscriptions.id, q.ids));
+  if (q.customers?.length) filters.push(inJson(subscriptions.customerId, q.customers));
   if (q.number) filters.push(eq(subscriptions.number, q.number));
-  if (q.statuses?.length) filters.push(sql`${subscriptions.status} IN ${json(q.statuses)}`);
+  if (q.statuses?.length) filters.push(inJson(subscriptions.status, q.statuses));
   if (q.paymentMethodTypes?.length) {
-    filters.push(sql`EXISTS (SELECT 1 FROM payment_methods m WHERE m.tenant_id = ${t} AND m.type IN ${json(q.paymentMethodTypes)}
+    filters.push(sql`EXISTS (SELECT 1 FROM payment_methods m WHERE m.tenant_id = ${t} AND ${inJson(sql.raw('m.type'), q.paymentMethodTypes)}
       AND m.id = coalesce(${outer(subscriptions.paymentMethodId)},
         (SELECT d.id FROM payment_methods d WHERE d.tenant_id = ${t} AND d.customer_id = ${outer(subscriptions.customerId)} AND d.is_default = 1 LIMIT 1)))`);
   }
   if (q.productIds?.length) {
     filters.push(sql`EXISTS (SELECT 1 FROM subscription_items i WHERE i.tenant_id = ${t} AND i.subscription_id = ${outer(subscriptions.id)}
-      AND i.product_id IN ${json(q.productIds)})`);
+      AND ${inJson(sql.raw('i.product_id'), q.productIds)})`);
   }
   if (q.partner) {
     filters.push(sql`EXISTS (SELECT 1 FROM customers c WHERE c.tenant_id = ${t} AND c.id = ${outer(subscriptions.customerId)} AND c.partner_id = ${q.partner})`);
