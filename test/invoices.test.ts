@@ -374,21 +374,32 @@ describe('billing runs: exactly once', () => {
     expect(finalized).toEqual({ n: 3 });
   });
 
-  it('continues a background run through alarms, chunk by chunk, until every subscription is billed', async () => {
+  it('runs a background run through alarms, chunk by chunk, and starts no second one meanwhile', async () => {
     const t = await createTenant();
     await api('/test-clock', { method: 'PUT', token: t.key, body: { now: '2025-03-01T10:00:00Z' } });
     await activeSubscriptions(t, 30);
-    // The tests run one chunk of 25 per invocation (BILLING_RUN_CHUNKS_PER_INVOCATION in the vitest config).
+    // POST only schedules the run; the tests work one chunk of 25 per alarm (BILLING_RUN_CHUNKS_PER_INVOCATION).
     const started = await api('/billing-runs', { token: t.key, method: 'POST' });
     expect(started.status).toBe(202);
-    expect(started.body).toMatchObject({ status: 'running', trigger: 'api', invoicesCreated: 25, errors: 0 });
+    expect(started.body).toMatchObject({ status: 'running', trigger: 'api', invoicesCreated: 0, itemsBilled: 0, errors: 0, finishedAt: null });
+    const again = await api('/billing-runs', { token: t.key, method: 'POST' });
+    expect(again.status).toBe(202);
+    expect(again.body.id).toBe(started.body.id);
     const stub = env.TENANT.getByName(t.id);
-    expect(await runDurableObjectAlarm(stub)).toBe(true);
-    const done = await api(`/billing-runs/${started.body.id}`, { token: t.key });
-    expect(done.body).toMatchObject({ status: 'completed', invoicesCreated: 30, itemsBilled: 30, errors: 0 });
-    expect(done.body.finishedAt).toEqual(expect.any(String));
-    // Nothing left to continue.
+    const seen: number[] = [];
+    let run = started.body;
+    for (let i = 0; i < 10 && run.status === 'running'; i++) {
+      await runDurableObjectAlarm(stub);
+      run = (await api(`/billing-runs/${started.body.id}`, { token: t.key })).body;
+      seen.push(run.invoicesCreated);
+    }
+    expect(seen).toEqual([25, 30]);
+    expect(run).toMatchObject({ status: 'completed', invoicesCreated: 30, itemsBilled: 30, errors: 0, finishedAt: expect.any(String) });
+    // Nothing left to continue; the next POST starts a new run.
     expect(await runDurableObjectAlarm(stub)).toBe(false);
+    const next = await api('/billing-runs', { token: t.key, method: 'POST' });
+    expect(next.body.id).not.toBe(started.body.id);
+    await runDurableObjectAlarm(stub);
     const counts = await invoiceCounts(t);
     expect(counts).toHaveLength(30);
     for (const c of counts) expect(c).toMatchObject({ n: 1, statuses: 'STATUS_UNPAID' });
@@ -406,13 +417,13 @@ describe('billing runs: exactly once', () => {
       const d = await api('/invoices', { token: t.key, body: { customer: c.id, positions: [{ name: 'Setup', unitPrice: '10.00', taxRate: '19' }] } });
       drafts.push(d.body.id);
     }
-    const [run, ...finalizations] = await Promise.all([
-      api('/billing-runs', { token: t.key, method: 'POST' }),
+    expect((await api('/billing-runs', { token: t.key, method: 'POST' })).status).toBe(202);
+    const [ran, ...finalizations] = await Promise.all([
+      runDurableObjectAlarm(env.TENANT.getByName(t.id)),
       ...drafts.map((id) => api(`/invoices/${id}/finalize`, { token: t.key, method: 'POST' })),
     ]);
-    expect(run.status).toBe(202);
+    expect(ran).toBe(true);
     expect(finalizations.map((f) => f.status)).toEqual(drafts.map(() => 200));
-    await api('/test-clock', { method: 'PUT', token: t.key, body: { now: '2025-03-01T10:30:00Z' } });
     const rows = (await env.DB.prepare(`SELECT number_seq AS n, source_type AS source FROM invoices WHERE tenant_id = ? ORDER BY number_seq`).bind(t.id).all<{ n: number; source: string }>()).results;
     expect(rows.map((r) => r.n)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
     expect(rows.filter((r) => r.source === 'subscription')).toHaveLength(8);
@@ -423,11 +434,8 @@ describe('billing runs: exactly once', () => {
     await api('/test-clock', { method: 'PUT', token: t.key, body: { now: '2025-03-01T10:00:00Z' } });
     await activeSubscriptions(t, 5);
     const stub = env.TENANT.getByName(t.id);
-    const runs = await Promise.all([
-      stub.runBilling(t.id, { trigger: 'test', sync: true }),
-      stub.runBilling(t.id, { trigger: 'test', sync: true }),
-      api('/billing-runs', { token: t.key, method: 'POST' }),
-    ]);
+    expect((await api('/billing-runs', { token: t.key, method: 'POST' })).status).toBe(202);
+    const runs = await Promise.all([stub.runBilling(t.id, { trigger: 'test', sync: true }), stub.runBilling(t.id, { trigger: 'test', sync: true }), runDurableObjectAlarm(stub)]);
     expect(runs).toHaveLength(3);
     await api('/test-clock', { method: 'PUT', token: t.key, body: { now: '2025-03-01T12:00:00Z' } });
     const counts = await invoiceCounts(t);

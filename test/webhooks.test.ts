@@ -1,4 +1,4 @@
-import { createExecutionContext, createMessageBatch, getQueueResult } from 'cloudflare:test';
+import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import worker from '../src/index';
 import { Webhook } from 'standardwebhooks';
@@ -285,7 +285,7 @@ describe('delivery', () => {
 });
 
 describe('cron', () => {
-  it('every 15 minutes: applies due transitions, bills due subscriptions and sweeps the outbox', async () => {
+  it('every 15 minutes: applies due transitions, schedules billing runs that bill through alarms, sweeps the outbox', async () => {
     const { createScheduledController, waitOnExecutionContext } = await import('cloudflare:test');
     const t = await createTenant();
     await hook(t, { events: ['invoice.finalized'] });
@@ -303,9 +303,17 @@ describe('cron', () => {
     const ctx = createExecutionContext();
     await worker.scheduled(createScheduledController({ cron: '*/15 * * * *', scheduledTime: new Date() }), env, ctx);
     await waitOnExecutionContext(ctx);
+    // The dispatcher only scheduled a run for every tenant with live subscriptions; their alarms bill.
+    const scheduled = await query<{ id: string; status: string }>(`SELECT id, status FROM billing_runs WHERE tenant_id = ? AND "trigger" = 'cron'`, t.id);
+    expect(scheduled).toEqual([{ id: expect.any(String), status: 'running' }]);
+    expect(await query('SELECT id FROM invoices WHERE tenant_id = ?', t.id)).toEqual([]);
+    for (const { tenant_id } of await query<{ tenant_id: string }>(`SELECT DISTINCT tenant_id FROM billing_runs WHERE status = 'running'`)) {
+      await runDurableObjectAlarm(env.TENANT.getByName(tenant_id));
+    }
     const invoices = await query<{ status: string; number: string }>('SELECT status, number FROM invoices WHERE tenant_id = ?', t.id);
     expect(invoices).toEqual([{ status: 'STATUS_UNPAID', number: expect.stringMatching(/^RE-\d{4}-00001$/) }]);
-    // The billing run's events were published by the sweeper and queued for the webhook.
+    expect(await query('SELECT status FROM billing_runs WHERE id = ?', scheduled[0]!.id)).toEqual([{ status: 'completed' }]);
+    // The alarm published the run's events for the webhook as it finished.
     await consume();
     // The sweeper serves every tenant; this tenant's webhook got its invoice event.
     expect(received.map((r) => JSON.parse(r.body)).filter((p) => p.tenantId === t.id).map((p) => p.event.type)).toEqual(['invoice.finalized']);

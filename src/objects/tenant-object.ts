@@ -7,7 +7,9 @@ import { billingRuns, events, invoices, tenants } from '../db/schema';
 import type { Env } from '../env';
 import type { ServiceContext } from '../http/context';
 import { tenantNow } from '../lib/clock';
-import { continueRun, createRun, getRun, type RunBudget } from '../services/billing-runs';
+import { continueRun, createRun, getRun, renderRun, type RunBudget } from '../services/billing-runs';
+import { publishOutbox } from '../events/delivery';
+import { newId } from '../lib/ids';
 
 /**
  * Work per invocation before a run continues in the next alarm: well inside the 30 s wall-clock
@@ -15,6 +17,17 @@ import { continueRun, createRun, getRun, type RunBudget } from '../services/bill
  * invocation may make.
  */
 const RUN_BUDGET: RunBudget = { ms: 15_000, chunks: 40 };
+
+/** Outbox batches a billing invocation publishes for the tenant's webhooks before it ends. */
+const PUBLISH_BATCHES_PER_INVOCATION = 10;
+
+/** A background run in progress: what its next alarm continues. */
+interface StoredRun {
+  tenantId: string;
+  runId: string;
+  asOf: string;
+  cursor: string;
+}
 
 function runBudget(env: Env): RunBudget {
   const chunks = Number(env.BILLING_RUN_CHUNKS_PER_INVOCATION);
@@ -159,37 +172,60 @@ export class TenantObject extends DurableObject<Env> {
 
   /**
    * Runs billing for the tenant up to `asOf` (default: the tenant's now). `sync` works the run to
-   * the end before answering (the test clock); otherwise it works for a while and continues through
-   * alarms, so a run over 100,000 subscriptions never meets an invocation's limits.
+   * the end before answering (the test clock). Otherwise the run is only scheduled: alarms work it
+   * in chunks, so a run over 100,000 subscriptions never meets an invocation's limits, and the
+   * caller (an API request, the cron dispatcher going through every tenant) never waits for it.
+   * While a background run is under way it is returned instead of starting a second one.
    */
   async runBilling(tenantId: string, options: { trigger: string; sync: boolean; asOf?: string }) {
     const ctx = await this.context(tenantId, options.asOf ? new Date(options.asOf) : undefined);
-    const run = await createRun(ctx, ctx.now, options.trigger);
     if (options.sync) {
-      for (let cursor: string | null = ''; cursor !== null; ) cursor = await continueRun(ctx, run, cursor, { ms: Number.POSITIVE_INFINITY, chunks: Number.POSITIVE_INFINITY }, () => Date.now());
+      const run = await createRun(ctx, ctx.now, options.trigger, newId());
+      const unbounded = { ms: Number.POSITIVE_INFINITY, chunks: Number.POSITIVE_INFINITY };
+      for (let cursor: string | null = ''; cursor !== null; ) cursor = await continueRun(ctx, run, cursor, unbounded, () => Date.now());
       return getRun(ctx, run.id);
     }
-    const cursor = await continueRun(ctx, run, '', runBudget(this.env), () => Date.now());
-    if (cursor !== null) {
-      await this.ctx.storage.put('run', { tenantId, runId: run.id, asOf: run.asOf, cursor });
-      await this.ctx.storage.setAlarm(Date.now() + 1);
-    }
-    return getRun(ctx, run.id);
+    // Nothing else runs in the object meanwhile (D1 awaits would let events in): two callers cannot
+    // both start a run, and the alarm finds the run's row written.
+    return this.ctx.blockConcurrencyWhile(async () => {
+      const current = await this.ctx.storage.get<StoredRun>('run');
+      if (current) {
+        // An alarm that gave up after its retries left the run behind: arm it again.
+        if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now());
+        return getRun(ctx, current.runId);
+      }
+      const run = await createRun(ctx, ctx.now, options.trigger, newId());
+      await this.ctx.storage.put('run', { tenantId, runId: run.id, asOf: run.asOf, cursor: '' } satisfies StoredRun);
+      await this.ctx.storage.setAlarm(Date.now());
+      return renderRun(run);
+    });
   }
 
-  /** Continues a stored run. Alarms are delivered at least once; a repeated chunk bills nothing twice. */
+  /** Continues the stored run. Alarms are delivered at least once; a repeated chunk bills nothing twice. */
   override async alarm() {
-    const stored = await this.ctx.storage.get<{ tenantId: string; runId: string; asOf: string; cursor: string }>('run');
+    const stored = await this.ctx.storage.get<StoredRun>('run');
     if (!stored) return;
     const ctx = await this.context(stored.tenantId, new Date(stored.asOf));
-    const db = ctx.db;
-    const run = await db.select().from(billingRuns).where(eq(billingRuns.id, stored.runId)).get();
+    const run = await ctx.db.select().from(billingRuns).where(eq(billingRuns.id, stored.runId)).get();
     if (!run) return void (await this.ctx.storage.delete('run'));
     const cursor = await continueRun(ctx, run, stored.cursor, runBudget(this.env), () => Date.now());
     if (cursor === null) await this.ctx.storage.delete('run');
     else {
       await this.ctx.storage.put('run', { ...stored, cursor });
-      await this.ctx.storage.setAlarm(Date.now() + 1);
+      await this.ctx.storage.setAlarm(Date.now());
+    }
+    await this.publishEvents(stored.tenantId);
+  }
+
+  /**
+   * Sends the invoices' events of the last chunks to the tenant's webhooks now rather than at the
+   * next sweep; a bounded number of batches per invocation, the sweeper takes whatever is left.
+   */
+  private async publishEvents(tenantId: string) {
+    try {
+      for (let i = 0; i < PUBLISH_BATCHES_PER_INVOCATION && (await publishOutbox(this.env, tenantId)) > 0; i++);
+    } catch (err) {
+      console.error(JSON.stringify({ level: 'error', job: 'publish', tenantId, message: String(err) }));
     }
   }
 

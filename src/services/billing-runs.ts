@@ -6,7 +6,6 @@ import { loadSettings } from './settings';
 import { ApiError } from '../http/errors';
 import type { ServiceContext } from '../http/context';
 import type { Page } from '../http/pagination';
-import { newId } from '../lib/ids';
 import { billInstantUsage, billSubscription, candidateSubscriptions, preloadChunk } from './billing';
 
 type RunRow = typeof billingRuns.$inferSelect;
@@ -26,9 +25,9 @@ export function renderRun(r: RunRow) {
   };
 }
 
-export async function createRun(ctx: ServiceContext, asOf: Date, trigger: string): Promise<RunRow> {
+export async function createRun(ctx: ServiceContext, asOf: Date, trigger: string, id: string): Promise<RunRow> {
   const row: RunRow = {
-    id: newId(),
+    id,
     tenantId: ctx.tenant.id,
     status: 'running',
     asOf: asOf.toISOString(),

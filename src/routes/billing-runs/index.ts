@@ -43,7 +43,8 @@ billingRunRoutes.openapi(
     access: 'billing-run:write',
     tags,
     summary: 'Start a billing run now',
-    description: 'Bills everything due up to now; large runs continue in the background (poll GET /billing-runs/{id}).',
+    description:
+      'Schedules a run that bills everything due up to now in the background and answers at once (poll GET /billing-runs/{id}). While a run is under way, that run is returned instead of a second one.',
     responses: { 202: jsonResponse(RunSchema, 'The run') },
   }),
   async (c) => c.json(await c.env.TENANT.getByName(c.var.tenant.id).runBilling(c.var.tenant.id, { trigger: 'api', sync: false }), 202),
