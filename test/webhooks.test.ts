@@ -50,6 +50,19 @@ async function hook(t: TestTenant, body: Record<string, unknown> = {}) {
   return res.body as { id: string; secret: string };
 }
 
+/** A draft subscription to a flat 5 EUR monthly fee, with the catalogue it needs. */
+async function draftSubscription(t: TestTenant) {
+  const mk = async (path: string, body: unknown) => (await api(path, { token: t.key, body })).body;
+  const fam = await mk('/product-families', { name: 'F' });
+  const unit = await mk('/units', { name: 'U', code: 'u' });
+  const m = await mk('/measurements', { unit: unit.id, code: 'seats', aggregationType: 'last_value', type: 'recurring' });
+  const tg = await mk('/tax-groups', { type: 'standard' });
+  const product = await mk('/catalogue/products', { name: 'P', type: 'product', productFamilies: [fam.id], measurement: m.id, taxGroup: tg.id });
+  const price = await mk('/price-plans', { product: product.id, calculationType: 'flat_fee', currencyCode: 'EUR', price: { amount: '5' }, billingInterval: '1M' });
+  const c = await createCustomer(t);
+  return mk('/subscriptions', { customer: c.id, items: [{ product: product.id, pricePlan: price.id }] });
+}
+
 /** Runs the queue consumer over what is queued, like the Queues runtime would. */
 async function consume(messages = queued.splice(0)) {
   const batch = createMessageBatch(
@@ -147,15 +160,7 @@ describe('delivery', () => {
     const t = await createTenant();
     await api('/test-clock', { method: 'PUT', token: t.key, body: { now: '2026-01-10T10:00:00Z' } });
     await hook(t, { events: ['subscription.created', 'subscription.activated', 'subscription.paused', 'subscription.resumed', 'subscription.canceled'] });
-    const mk = async (path: string, body: unknown) => (await api(path, { token: t.key, body })).body;
-    const fam = await mk('/product-families', { name: 'F' });
-    const unit = await mk('/units', { name: 'U', code: 'u' });
-    const m = await mk('/measurements', { unit: unit.id, code: 'seats', aggregationType: 'last_value', type: 'recurring' });
-    const tg = await mk('/tax-groups', { type: 'standard' });
-    const product = await mk('/catalogue/products', { name: 'P', type: 'product', productFamilies: [fam.id], measurement: m.id, taxGroup: tg.id });
-    const price = await mk('/price-plans', { product: product.id, calculationType: 'flat_fee', currencyCode: 'EUR', price: { amount: '5' }, billingInterval: '1M' });
-    const c = await createCustomer(t);
-    const s = await mk('/subscriptions', { customer: c.id, items: [{ product: product.id, pricePlan: price.id }] });
+    const s = await draftSubscription(t);
     for (const op of ['activate', 'pause', 'resume']) await api(`/subscriptions/${s.id}/${op}`, { method: 'PUT', token: t.key, body: {} });
     await api(`/subscriptions/${s.id}/cancel`, { method: 'PUT', token: t.key, body: { cancellationDateType: 'next_possible' } });
     await publishOutbox(env, t.id);
@@ -289,15 +294,7 @@ describe('cron', () => {
     const { createScheduledController, waitOnExecutionContext } = await import('cloudflare:test');
     const t = await createTenant();
     await hook(t, { events: ['invoice.finalized'] });
-    const mk = async (path: string, body: unknown) => (await api(path, { token: t.key, body })).body;
-    const fam = await mk('/product-families', { name: 'F' });
-    const unit = await mk('/units', { name: 'U', code: 'u' });
-    const m = await mk('/measurements', { unit: unit.id, code: 'seats', aggregationType: 'last_value', type: 'recurring' });
-    const tg = await mk('/tax-groups', { type: 'standard' });
-    const product = await mk('/catalogue/products', { name: 'P', type: 'product', productFamilies: [fam.id], measurement: m.id, taxGroup: tg.id });
-    const price = await mk('/price-plans', { product: product.id, calculationType: 'flat_fee', currencyCode: 'EUR', price: { amount: '5' }, billingInterval: '1M' });
-    const c = await createCustomer(t);
-    const s = await mk('/subscriptions', { customer: c.id, items: [{ product: product.id, pricePlan: price.id }] });
+    const s = await draftSubscription(t);
     await api(`/subscriptions/${s.id}/activate`, { method: 'PUT', token: t.key, body: {} });
     queued = [];
     const ctx = createExecutionContext();

@@ -653,11 +653,6 @@ async function commitComposed(ctx: ServiceContext, composed: Composed, asOf: Dat
     createdAt: now.toISOString(),
   }));
   for (let i = 0; i < ledger.length; i += 14) statements.push(ctx.db.insert(billingLedger).values(ledger.slice(i, i + 14)));
-  const lastByItem = new Map<string, BillingLine>();
-  for (const l of lines.filter((x) => !x.ledgerKind)) {
-    const prev = lastByItem.get(l.item.id);
-    if (!prev || l.periodStart > prev.periodStart) lastByItem.set(l.item.id, l);
-  }
   statements.push(...billingStateStatements(ctx, lines, now));
   for (const id of appliedCoupons) {
     statements.push(
