@@ -1,8 +1,8 @@
-import type { TenantObject } from './objects/tenant-object';
+import type { TenantObjectApi } from './objects/tenant-object-api';
 
 export interface Env {
   DB: D1Database;
-  TENANT: DurableObjectNamespace<TenantObject>;
+  TENANT: DurableObjectNamespace<TenantObjectApi>;
   DOCUMENTS: R2Bucket;
   EVENTS: Queue<EventMessage>;
   ADMIN_TOKEN: string;

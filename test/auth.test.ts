@@ -1,4 +1,3 @@
-import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, api, createCustomer, createTenant, keyWith, unique, violations, type TestTenant } from './helpers';
@@ -219,18 +218,6 @@ describe('reads by id', () => {
     const query = db.select().from(customers).where(tenantRowsById(customers, a.id, [a1.id])).toSQL();
     const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).bind(...query.params).all<{ detail: string }>();
     expect(plan.results.map((r) => r.detail).join('\n')).toMatch(/SEARCH customers USING INDEX sqlite_autoindex_customers_1 \(id=\?\)/);
-  });
-});
-
-describe('TenantObject number ranges', () => {
-  it('hands out consecutive numbers per range, never the same twice', async () => {
-    const stub = env.TENANT.getByName(`tenant-${unique()}`);
-    const numbers = await Promise.all(Array.from({ length: 50 }, () => stub.allocateNumber('invoice')));
-    expect([...numbers].sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
-    expect(await stub.allocateNumber('credit')).toBe(1);
-    await runInDurableObject(stub, async (instance) => {
-      expect(instance.currentNumber('invoice')).toBe(50);
-    });
   });
 });
 

@@ -322,9 +322,10 @@ describe('billing runs: exactly once', () => {
   /** A service context for the tenant, as the worker builds one (no in-object numbering). */
   async function workerContext(t: TestTenant, now: string) {
     const { createDb } = await import('../src/db/client');
+    const { createServiceContext } = await import('../src/services/context');
     const db = createDb(env.DB);
     const tenant = (await db.query.tenants.findFirst({ where: (x, { eq }) => eq(x.id, t.id) }))!;
-    return { db, env, tenant, now: new Date(now), waitUntil: () => undefined };
+    return createServiceContext({ env, db, tenant, now: new Date(now) });
   }
 
   it('finishes a run that died half-way without billing anything twice', async () => {
@@ -334,13 +335,15 @@ describe('billing runs: exactly once', () => {
     // Billing outside the TenantObject (instant usage pushed through the API) writes the draft, then
     // numbers it through the object. Here two subscriptions are billed that way and the worker dies
     // before the third invoice is numbered.
-    const { billSubscription } = await import('../src/services/billing');
+    const { billSubscription } = await import('../src/services/billing/billing');
     const ctx = await workerContext(t, '2025-03-01T10:00:00Z');
     for (const id of subs.slice(0, 2)) expect((await billSubscription(ctx, id, ctx.now, 'crashed-run')).invoiceId).toEqual(expect.any(String));
     // The third invoice is written, then the object that numbers it is gone: the worker dies there.
-    const dying = { ...ctx, env: { ...env, TENANT: { getByName: () => ({ finalizeDocument: () => Promise.reject(new Error('worker died')) }) } } } as never;
+    const { stubNumbering } = await import('../src/services/ports/numbering');
+    const deadObject = { ...env, TENANT: { getByName: () => ({ finalizeDocument: () => Promise.reject(new Error('worker died')) }) } } as never;
+    const dying = { ...ctx, numbering: stubNumbering(deadObject, ctx.db) };
     await expect(billSubscription(dying, subs[2]!, ctx.now, 'crashed-run')).rejects.toThrow('worker died');
-    const { composeInvoice } = await import('../src/services/billing');
+    const { composeInvoice } = await import('../src/services/billing/billing');
     expect(await composeInvoice(ctx, subs[0]!, ctx.now, null)).toBeNull();
     expect((await invoiceCounts(t)).map((c) => c.statuses).sort()).toEqual(['STATUS_DRAFT', 'STATUS_UNPAID', 'STATUS_UNPAID']);
     // The next run (the test clock moving on) picks up from there.
@@ -358,10 +361,10 @@ describe('billing runs: exactly once', () => {
     const t = await createTenant();
     await api('/test-clock', { method: 'PUT', token: t.key, body: { now: '2025-03-01T10:00:00Z' } });
     const subs = await activeSubscriptions(t, 3);
-    const { billSubscription } = await import('../src/services/billing');
+    const { billSubscription } = await import('../src/services/billing/billing');
     const base = await workerContext(t, '2025-03-01T10:00:00Z');
     // The numbering batch fails (the object is reset, D1 refuses): neither draft nor ledger row stays.
-    const failing = { ...base, finalizeWith: () => Promise.reject(new Error('D1 went away')) };
+    const failing = { ...base, numbering: { finalize: () => Promise.reject(new Error('D1 went away')) } };
     await expect(billSubscription(failing, subs[0]!, base.now, 'failing-run')).rejects.toThrow('D1 went away');
     expect(await invoiceCounts(t)).toEqual([]);
     expect(await env.DB.prepare(`SELECT count(*) AS n FROM billing_ledger WHERE tenant_id = ?`).bind(t.id).first()).toEqual({ n: 0 });

@@ -842,7 +842,7 @@ async function subscriptionIn(f: Fixture, status: Status, action?: Action): Prom
 
 describe('subscription state machine', () => {
   it('the transition table in src is the documented one', async () => {
-    const { SUBSCRIPTION_TRANSITIONS } = await import('../src/services/subscription-lifecycle');
+    const { SUBSCRIPTION_TRANSITIONS } = await import('../src/services/subscriptions/lifecycle');
     expect(SUBSCRIPTION_TRANSITIONS).toEqual(TRANSITIONS);
   });
 

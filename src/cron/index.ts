@@ -1,11 +1,12 @@
 import { and, inArray, isNotNull, lt } from 'drizzle-orm';
 import { createDb } from '../db/client';
 import { idempotencyKeys, subscriptions, tenants } from '../db/schema';
-import { sweepSubscriptions } from '../services/subscription-sweep';
-import { importRates, rateSource } from '../services/exchange-rates';
+import { sweepSubscriptions } from '../services/subscriptions/sweep';
+import { importRates } from '../services/billing/exchange-rates';
+import { createServiceContext, platformPorts } from '../services/context';
 import { sweepDeliveries } from '../events/delivery';
 import type { Env } from '../env';
-import { systemNow, tenantNow } from '../lib/clock';
+import { systemNow } from '../lib/clock';
 
 /** Nightly clean-up: idempotency records past their 24 h retention. */
 export async function purgeExpiredIdempotencyKeys(env: Env): Promise<number> {
@@ -19,7 +20,7 @@ export async function sweepAllTenants(env: Env): Promise<number> {
   const db = createDb(env.DB);
   let changed = 0;
   for (const tenant of await db.select().from(tenants)) {
-    const ctx = { db, env, tenant, now: tenantNow(tenant), waitUntil: () => undefined };
+    const ctx = createServiceContext({ env, db, tenant });
     for (let more = true; more; ) {
       const result = await sweepSubscriptions(ctx);
       changed += result.changed;
@@ -52,7 +53,7 @@ export async function runScheduled(controller: ScheduledController, env: Env): P
   }
   if (controller.cron === '0 3 * * *') {
     try {
-      const imported = await importRates(createDb(env.DB), rateSource(env), systemNow());
+      const imported = await importRates(createDb(env.DB), platformPorts(env).rateSource, systemNow());
       console.log(JSON.stringify({ level: 'info', job: 'exchange-rates', imported }));
     } catch (err) {
       console.error(JSON.stringify({ level: 'error', job: 'exchange-rates', message: String(err) }));

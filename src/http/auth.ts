@@ -6,7 +6,7 @@ import { sha256Hex, timingSafeEqual } from '../lib/crypto';
 import { systemNow, tenantNow } from '../lib/clock';
 import { ApiError } from './errors';
 import type { AppEnv, Principal } from './context';
-import { jwtKey, JWT_AUDIENCE, JWT_ISSUER } from '../services/customer-sessions';
+import { jwtKey, JWT_AUDIENCE, JWT_ISSUER } from '../services/platform/customer-sessions';
 
 /** `public`: no credentials; `admin`: the platform operator's ADMIN_TOKEN; otherwise `<resource>:<read|write>`. */
 export type Access = 'public' | 'admin' | `${string}:${'read' | 'write'}`;

@@ -1,8 +1,7 @@
 import type { Context } from 'hono';
 import type { Db, Tenant } from '../db/client';
-import type { BatchItem } from 'drizzle-orm/batch';
 import type { Env } from '../env';
-import type { FinalizeRequest, FinalizeResult } from '../objects/tenant-object';
+import { createServiceContext, type ServiceContext } from '../services/context';
 
 export type Principal =
   | { kind: 'api_key'; keyId: string; permissions: string[] }
@@ -23,24 +22,11 @@ export interface AppEnv {
 
 export type AppContext = Context<AppEnv>;
 
-/** What services get: no Hono, just data access, the tenant and its notion of now. */
-export interface ServiceContext {
-  db: Db;
-  env: Env;
-  tenant: Tenant;
-  now: Date;
-  waitUntil(promise: Promise<unknown>): void;
-  /**
-   * Inside the TenantObject only: finalizes a document in one batch with `leading` statements
-   * (the number is allocated as the batch commits). Elsewhere finalization goes through the stub.
-   */
-  finalizeWith?(req: FinalizeRequest, leading: BatchItem<'sqlite'>[]): Promise<FinalizeResult>;
-}
-
+/** A request's service context: the authenticated tenant at its now (see createServiceContext). */
 export function serviceContext(c: AppContext): ServiceContext {
-  return {
-    db: c.var.db,
+  return createServiceContext({
     env: c.env,
+    db: c.var.db,
     tenant: c.var.tenant,
     now: c.var.now,
     waitUntil: (p) => {
@@ -51,5 +37,5 @@ export function serviceContext(c: AppContext): ServiceContext {
         void p.catch(() => undefined);
       }
     },
-  };
+  });
 }

@@ -1,15 +1,17 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { and, eq, max, sql } from 'drizzle-orm';
+import { and, eq, max } from 'drizzle-orm';
 import { formatNumber } from '../billing/numbering';
 import { createDb, isGuardFailure, isUniqueViolation, requirePreviousChange } from '../db/client';
 import { billingRuns, events, invoices, tenants } from '../db/schema';
 import type { Env } from '../env';
-import type { ServiceContext } from '../http/context';
+import { createServiceContext, type ServiceContext } from '../services/context';
+import type { FinalizeRequest, FinalizeResult, Numbering } from '../services/ports/numbering';
 import { tenantNow } from '../lib/clock';
-import { continueRun, createRun, getRun, renderRun, type RunBudget } from '../services/billing-runs';
+import { continueRun, createRun, getRun, renderRun, type RunBudget } from '../services/billing/runs';
 import { publishOutbox } from '../events/delivery';
 import { newId } from '../lib/ids';
+import type { BillingRunView, RunBillingOptions, TenantObjectApi } from './tenant-object-api';
 
 /**
  * Work per invocation before a run continues in the next alarm: well inside the 30 s wall-clock
@@ -34,32 +36,11 @@ function runBudget(env: Env): RunBudget {
   return Number.isInteger(chunks) && chunks > 0 ? { ...RUN_BUDGET, chunks } : RUN_BUDGET;
 }
 
-/** What the worker hands the object to finalize one document. */
-export interface FinalizeRequest {
-  tenantId: string;
-  invoiceId: string;
-  /** The document type; each type has its own number range. */
-  type: string;
-  /** The draft's updatedAt that the worker validated; a change since then refuses the finalization. */
-  expectedUpdatedAt: string;
-  format: string;
-  timeZone: string;
-  customerNumber: string;
-  /** ISO instant of the finalization (the tenant's now). */
-  date: string;
-  /** Columns to set together with the number (status, dates, totals…). */
-  set: Record<string, unknown>;
-  /** The events to write in the same batch; `{number}` in their data is filled in. */
-  events: { id: string; type: string; version: string; resourceId: string; data: Record<string, unknown>; createdAt: string }[];
-}
-
-export type FinalizeResult = { ok: true; number: string; numberSeq: number } | { ok: false; reason: 'not_draft' };
-
 /**
  * One per tenant (DESIGN §1): the place for work that must be serial within a tenant. It owns the
  * gap-free document number ranges; billing runs join it with the rest of the billing issue.
  */
-export class TenantObject extends DurableObject<Env> {
+export class TenantObject extends DurableObject<Env> implements TenantObjectApi {
   /** Calls that allocate numbers run one after the other: D1 awaits would otherwise interleave them. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -77,27 +58,13 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   /** Current value of a number range (0 when none was allocated yet). */
-  currentNumber(range: string): number {
+  private currentNumber(range: string): number {
     const row = this.ctx.storage.sql.exec<{ value: number }>(`SELECT value FROM number_ranges WHERE name = ?`, range).toArray()[0];
     return row?.value ?? 0;
   }
 
   private setNumber(range: string, value: number) {
     this.ctx.storage.sql.exec(`INSERT INTO number_ranges (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`, range, value);
-  }
-
-  /**
-   * Allocates the next number of a free-standing range (no document behind it). Calls to one
-   * object run one at a time and the upsert is atomic, so no two callers receive the same number.
-   */
-  allocateNumber(range: string): number {
-    const row = this.ctx.storage.sql
-      .exec<{ value: number }>(
-        `INSERT INTO number_ranges (name, value) VALUES (?, 1) ON CONFLICT (name) DO UPDATE SET value = value + 1 RETURNING value`,
-        range,
-      )
-      .one();
-    return row.value;
   }
 
   /**
@@ -159,15 +126,10 @@ export class TenantObject extends DurableObject<Env> {
     const db = createDb(this.env.DB);
     const tenant = await db.select().from(tenants).where(eq(tenants.id, tenantId)).get();
     if (!tenant) throw new Error(`unknown tenant ${tenantId}`);
-    return {
-      db,
-      env: this.env,
-      tenant,
-      now: asOf ?? tenantNow(tenant),
-      waitUntil: (p) => this.ctx.waitUntil(p),
-      // Billing inside the object numbers its invoices without a round trip through the stub.
-      finalizeWith: (req, leading) => this.serial(() => this.commitNumbered(req, leading)),
-    };
+    // Inside the object, numbering needs no round trip through the stub: the draft, its ledger rows
+    // and its number are one batch.
+    const numbering: Numbering = { finalize: (req, leading = []) => this.serial(() => this.commitNumbered(req, leading)) };
+    return createServiceContext({ env: this.env, db, tenant, now: asOf ?? tenantNow(tenant), waitUntil: (p) => this.ctx.waitUntil(p), numbering });
   }
 
   /**
@@ -177,7 +139,7 @@ export class TenantObject extends DurableObject<Env> {
    * caller (an API request, the cron dispatcher going through every tenant) never waits for it.
    * While a background run is under way it is returned instead of starting a second one.
    */
-  async runBilling(tenantId: string, options: { trigger: string; sync: boolean; asOf?: string }) {
+  async runBilling(tenantId: string, options: RunBillingOptions): Promise<BillingRunView> {
     const ctx = await this.context(tenantId, options.asOf ? new Date(options.asOf) : undefined);
     if (options.sync) {
       const run = await createRun(ctx, ctx.now, options.trigger, newId());
@@ -227,15 +189,5 @@ export class TenantObject extends DurableObject<Env> {
     } catch (err) {
       console.error(JSON.stringify({ level: 'error', job: 'publish', tenantId, message: String(err) }));
     }
-  }
-
-  /** For tests and diagnostics: the highest number D1 holds for a range. */
-  async storedMaximum(tenantId: string, type: string): Promise<number> {
-    const db = createDb(this.env.DB);
-    const [row] = await db
-      .select({ max: sql<number>`coalesce(max(${invoices.numberSeq}), 0)` })
-      .from(invoices)
-      .where(and(eq(invoices.tenantId, tenantId), eq(invoices.type, type)));
-    return row?.max ?? 0;
   }
 }

@@ -8,7 +8,7 @@ import { createRouter, defineRoute, jsonBody, jsonResponse, mergePatchBody, noCo
 import { collectionSchema, paginationQuery, sortDirection } from '../http/pagination';
 import type { PermissionResource } from '../http/permissions';
 import { idParam } from '../http/schemas';
-import { orderTerms, type ResourceService } from '../services/resource';
+import { orderTerms, type ResourceService } from '../services/shared/resource';
 
 type Router = ReturnType<typeof createRouter>;
 

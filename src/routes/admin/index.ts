@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../http/openapi';
 import { collectionSchema, paginationQuery } from '../../http/pagination';
 import { countryCode, currencyCode, requiredText, timeZone } from '../../http/schemas';
-import { createTenant, listTenants } from '../../services/tenants';
+import { createTenant, listTenants } from '../../services/platform/tenants';
 import { ApiKeyCreatedSchema } from '../api-keys/index';
 
 export const TenantSchema = z

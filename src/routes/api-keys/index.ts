@@ -4,7 +4,7 @@ import { serviceContext } from '../../http/context';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../http/openapi';
 import { collectionSchema, paginationQuery } from '../../http/pagination';
 import { idParam, optionalText, timestamp } from '../../http/schemas';
-import { createApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../services/platform/api-keys';
 
 export const ApiKeySchema = z
   .object({

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../http/openapi';
-import { refreshCustomerSession } from '../../services/customer-sessions';
+import { refreshCustomerSession } from '../../services/platform/customer-sessions';
 
 const RefreshSchema = z.strictObject({ refreshToken: z.string().min(1).max(512) }).openapi('RefreshRequest');
 const TokensSchema = z

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { billingGroups } from '../../db/schema';
 import { createRouter } from '../../http/openapi';
 import { requiredText } from '../../http/schemas';
-import { billingGroupService } from '../../services/catalogue-basics';
+import { billingGroupService } from '../../services/catalogue/basics';
 import { registerResourceRoutes } from '../resource-routes';
 
 const types = ['start_of_month', 'end_of_month', 'start_of_year', 'end_of_year', 'custom'] as const;

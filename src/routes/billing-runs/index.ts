@@ -3,7 +3,7 @@ import { serviceContext } from '../../http/context';
 import { createRouter, defineRoute, jsonResponse } from '../../http/openapi';
 import { collectionSchema, paginationQuery } from '../../http/pagination';
 import { idParam } from '../../http/schemas';
-import { getRun, listRuns } from '../../services/billing-runs';
+import { getRun, listRuns, startBillingRun } from '../../services/billing/runs';
 
 const RunSchema = z
   .object({
@@ -47,7 +47,7 @@ billingRunRoutes.openapi(
       'Schedules a run that bills everything due up to now in the background and answers at once (poll GET /billing-runs/{id}). While a run is under way, that run is returned instead of a second one.',
     responses: { 202: jsonResponse(RunSchema, 'The run') },
   }),
-  async (c) => c.json(await c.env.TENANT.getByName(c.var.tenant.id).runBilling(c.var.tenant.id, { trigger: 'api', sync: false }), 202),
+  async (c) => c.json(await startBillingRun(serviceContext(c), 'api'), 202),
 );
 
 billingRunRoutes.openapi(

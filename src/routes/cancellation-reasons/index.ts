@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { cancellationReasons } from '../../db/schema';
 import { createRouter } from '../../http/openapi';
 import { requiredText } from '../../http/schemas';
-import { cancellationReasonService } from '../../services/catalogue-basics';
+import { cancellationReasonService } from '../../services/catalogue/basics';
 import { registerResourceRoutes } from '../resource-routes';
 
 export const CancellationReasonSchema = z

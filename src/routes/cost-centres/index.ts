@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { costCentres } from '../../db/schema';
 import { createRouter } from '../../http/openapi';
 import { optionalText, requiredText } from '../../http/schemas';
-import { costCentreService } from '../../services/catalogue-basics';
+import { costCentreService } from '../../services/catalogue/basics';
 import { registerResourceRoutes } from '../resource-routes';
 
 export const CostCentreSchema = z

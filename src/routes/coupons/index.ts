@@ -4,7 +4,7 @@ import { coupons } from '../../db/schema';
 import { serviceContext } from '../../http/context';
 import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../http/openapi';
 import { idParam, moneyInput, requiredText, timestamp } from '../../http/schemas';
-import { couponService, toggleCoupon } from '../../services/coupons';
+import { couponService, toggleCoupon } from '../../services/catalogue/coupons';
 import { registerResourceRoutes } from '../resource-routes';
 
 const ids = z.array(z.string().min(1).max(64)).max(100).default([]);

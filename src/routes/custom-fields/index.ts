@@ -3,7 +3,7 @@ import { serviceContext } from '../../http/context';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../http/openapi';
 import { collectionSchema, paginationQuery } from '../../http/pagination';
 import { idParam } from '../../http/schemas';
-import * as service from '../../services/custom-fields';
+import * as service from '../../services/customers/custom-fields';
 
 const resources = ['customer', 'subscription', 'invoice', 'product'] as const;
 const CustomFieldSchema = z

@@ -3,7 +3,7 @@ import { serviceContext } from '../../http/context';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../http/openapi';
 import { collectionSchema, paginationQuery } from '../../http/pagination';
 import { emailAddress, idParam, optionalText, requiredText } from '../../http/schemas';
-import * as service from '../../services/customer-groups';
+import * as service from '../../services/customers/groups';
 
 // Customer groups and contact persons: the records a customer refers to.
 

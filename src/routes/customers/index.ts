@@ -5,9 +5,9 @@ import { applyMergePatch } from '../../http/merge-patch';
 import { createRouter, defineRoute, jsonBody, jsonResponse, mergePatchBody, noContent } from '../../http/openapi';
 import { collectionSchema, paginationQuery, sortDirection } from '../../http/pagination';
 import { idParam } from '../../http/schemas';
-import * as addresses from '../../services/customer-addresses';
-import { authenticateCustomer } from '../../services/customer-sessions';
-import * as customers from '../../services/customers';
+import * as addresses from '../../services/customers/addresses';
+import { authenticateCustomer } from '../../services/platform/customer-sessions';
+import * as customers from '../../services/customers/customers';
 import {
   AddressSchema,
   AddressWriteSchema,

@@ -5,8 +5,8 @@ import { serviceContext } from '../../http/context';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../http/openapi';
 import { collectionSchema, paginationQuery } from '../../http/pagination';
 import { idParam, optionalText, requiredText, timestamp } from '../../http/schemas';
-import { createAssignment, customerEntitlement, deleteAssignment, featureService, getAssignment, listAssignments } from '../../services/entitlements';
-import { findCustomerRow } from '../../services/customers';
+import { createAssignment, customerEntitlement, deleteAssignment, featureService, getAssignment, listAssignments } from '../../services/subscriptions/entitlements';
+import { findCustomerRow } from '../../services/customers/customers';
 import { registerResourceRoutes } from '../resource-routes';
 import { FeatureAssignmentSchema, FeatureSchema } from './schemas';
 

@@ -2,7 +2,8 @@ import { z } from '@hono/zod-openapi';
 import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../http/openapi';
 import { systemNow } from '../../lib/clock';
 import { ApiError } from '../../http/errors';
-import { importRates, ratesOn, StaticRateSource } from '../../services/exchange-rates';
+import { importRates, ratesOn } from '../../services/billing/exchange-rates';
+import { StaticRateSource } from '../../services/ports/rate-source';
 
 const RatesSchema = z
   .object({ date: z.string(), data: z.array(z.object({ currency: z.string(), rate: z.string(), date: z.string(), base: z.literal('EUR') })) })

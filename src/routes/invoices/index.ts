@@ -3,8 +3,8 @@ import { serviceContext, type AppContext } from '../../http/context';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../http/openapi';
 import { collectionSchema, paginationQuery, sortDirection } from '../../http/pagination';
 import { currencyCode, customFieldValues, idParam, optionalText, requiredText, timestamp } from '../../http/schemas';
-import * as invoices from '../../services/invoices';
-import * as ops from '../../services/invoice-operations';
+import * as invoices from '../../services/invoices/invoices';
+import * as ops from '../../services/invoices/operations';
 import { timingSafeEqual } from '../../lib/crypto';
 import { systemNow } from '../../lib/clock';
 import { ApiError } from '../../http/errors';
@@ -365,7 +365,7 @@ invoiceRoutes.openapi(
 
 invoiceRoutes.openapi(documentOp('post', 'resend', 'Send the document to the customer again', null, 'Through the mail interface; records lastSentAt.'), async (c) => {
   const ctx = serviceContext(c);
-  return c.json((await ops.resendInvoice(ctx, c.req.valid('param').id, new ops.OutboxMailer(ctx.db, ctx.now))) as never, 200);
+  return c.json((await ops.resendInvoice(ctx, c.req.valid('param').id)) as never, 200);
 });
 
 const CommentSchema = z.object({ id: z.string(), text: z.string(), author: z.string().nullable(), createdAt: z.string() }).openapi('InvoiceComment');

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { measurements } from '../../db/schema';
 import { createRouter } from '../../http/openapi';
 import { optionalText } from '../../http/schemas';
-import { measurementService } from '../../services/catalogue-basics';
+import { measurementService } from '../../services/catalogue/basics';
 import { registerResourceRoutes } from '../resource-routes';
 import { UnitSchema } from '../units/index';
 

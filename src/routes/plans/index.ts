@@ -4,7 +4,7 @@ import { plans } from '../../db/schema';
 import { serviceContext } from '../../http/context';
 import { createRouter, defineRoute, jsonResponse } from '../../http/openapi';
 import { decimalString, durationText, idParam, optionalText, requiredText } from '../../http/schemas';
-import { planService, transitionPlan } from '../../services/plans';
+import { planService, transitionPlan } from '../../services/catalogue/plans';
 import { registerResourceRoutes } from '../resource-routes';
 
 const statuses = ['draft', 'active', 'inactive', 'archived'] as const;

@@ -4,7 +4,7 @@ import { pricePlans } from '../../db/schema';
 import { serviceContext } from '../../http/context';
 import { createRouter, defineRoute, jsonResponse } from '../../http/openapi';
 import { currencyCode, decimalString, durationText, idParam, optionalText } from '../../http/schemas';
-import { archivePricePlan, pricePlanService } from '../../services/price-plans';
+import { archivePricePlan, pricePlanService } from '../../services/catalogue/price-plans';
 import { registerResourceRoutes } from '../resource-routes';
 
 const calculationTypes = ['flat_fee', 'per_unit', 'tiered', 'volume', 'stair_step', 'percentage'] as const;

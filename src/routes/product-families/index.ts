@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { productFamilies } from '../../db/schema';
 import { createRouter } from '../../http/openapi';
 import { requiredText } from '../../http/schemas';
-import { productFamilyService } from '../../services/catalogue-basics';
+import { productFamilyService } from '../../services/catalogue/basics';
 import { registerResourceRoutes } from '../resource-routes';
 
 export const ProductFamilySchema = z

@@ -5,7 +5,7 @@ import { products } from '../../db/schema';
 import { serviceContext } from '../../http/context';
 import { createRouter, defineRoute, jsonResponse } from '../../http/openapi';
 import { customFieldValues, idParam, optionalText, requiredText } from '../../http/schemas';
-import { productService, setProductArchived } from '../../services/products';
+import { productService, setProductArchived } from '../../services/catalogue/products';
 import { registerResourceRoutes } from '../resource-routes';
 
 const ref = z.object({ id: z.string() }).passthrough();

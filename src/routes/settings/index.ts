@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { serviceContext } from '../../http/context';
 import { createRouter, defineRoute, jsonResponse, mergePatchBody } from '../../http/openapi';
-import { loadSettings, settingsList, SETTING_DEFINITIONS, updateSettings } from '../../services/settings';
+import { loadSettings, settingsList, SETTING_DEFINITIONS, updateSettings } from '../../services/platform/settings';
 
 const SettingsSchema = z
   .object({ settings: z.array(z.object({ key: z.string(), value: z.unknown() })) })

@@ -3,8 +3,8 @@ import { serviceContext } from '../../http/context';
 import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../http/openapi';
 import { collectionSchema, paginationQuery } from '../../http/pagination';
 import { decimalString, idParam, optionalText, requiredText } from '../../http/schemas';
-import { cancelItem, changePricePlan, changeQuantity, getItem, updateItem } from '../../services/subscription-items';
-import { currentUsage, listMeasurementValues } from '../../services/usage';
+import { cancelItem, changePricePlan, changeQuantity, getItem, updateItem } from '../../services/subscriptions/items';
+import { currentUsage, listMeasurementValues } from '../../services/subscriptions/usage';
 import { ItemSchema } from '../subscriptions/index';
 
 const tags = ['Subscription items'];

@@ -4,7 +4,7 @@ import { taxes, taxGroups } from '../../db/schema';
 import { serviceContext } from '../../http/context';
 import { createRouter, defineRoute, jsonResponse } from '../../http/openapi';
 import { countryCode, decimalString, idParam, optionalText, requiredText } from '../../http/schemas';
-import { previewTax, taxGroupService, taxService } from '../../services/taxes';
+import { previewTax, taxGroupService, taxService } from '../../services/catalogue/taxes';
 import { registerResourceRoutes } from '../resource-routes';
 
 const reverseChargeTypes = ['REVERSE_CHARGE_DEACTIVATED', 'REVERSE_CHARGE', 'REVERSE_CHARGE_INTRA_EU_SUPPLY'] as const;

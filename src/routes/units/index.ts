@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { units } from '../../db/schema';
 import { createRouter } from '../../http/openapi';
 import { requiredText } from '../../http/schemas';
-import { unitService } from '../../services/catalogue-basics';
+import { unitService } from '../../services/catalogue/basics';
 import { registerResourceRoutes } from '../resource-routes';
 
 export const UnitSchema = z

@@ -6,7 +6,7 @@ import { serviceContext } from '../../http/context';
 import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../http/openapi';
 import { collectionSchema, paginationQuery } from '../../http/pagination';
 import { idParam } from '../../http/schemas';
-import { availableEvents, createWebhook, listDeliveries, redeliver, rotateSecret, webhookService } from '../../services/webhooks';
+import { availableEvents, createWebhook, listDeliveries, redeliver, rotateSecret, webhookService } from '../../services/webhooks/webhooks';
 import { registerResourceRoutes } from '../resource-routes';
 
 const tags = ['Webhooks'];

@@ -1,0 +1,33 @@
+import type { FinalizeRequest, FinalizeResult } from '../services/ports/numbering';
+
+export interface RunBillingOptions {
+  trigger: string;
+  /** Work the run to its end before answering (the test clock); otherwise alarms work it. */
+  sync: boolean;
+  /** ISO instant billed up to; default the tenant's now. */
+  asOf?: string;
+}
+
+/** A billing run as the API shows it. */
+export interface BillingRunView {
+  id: string;
+  status: 'running' | 'completed' | 'failed';
+  asOf: string;
+  trigger: string;
+  itemsBilled: number;
+  invoicesCreated: number;
+  errors: number;
+  lastError: string | null;
+  startedAt: string;
+  finishedAt: string | null;
+}
+
+/**
+ * What the worker may call on a tenant's TenantObject. `Env` names the object by this interface,
+ * so the binding's type does not pull the object's implementation (and all services) into every
+ * module that reads the environment.
+ */
+export interface TenantObjectApi extends Rpc.DurableObjectBranded {
+  finalizeDocument(req: FinalizeRequest): Promise<FinalizeResult>;
+  runBilling(tenantId: string, options: RunBillingOptions): Promise<BillingRunView>;
+}

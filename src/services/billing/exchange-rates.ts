@@ -1,0 +1,34 @@
+import { and, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import { parseEurofxref, type EcbRate } from '../../billing/ecb';
+import type { Db } from '../../db/client';
+import { exchangeRates } from '../../db/schema';
+import type { RateSource } from '../ports/rate-source';
+
+/** Stores a feed's rates; a day already imported is overwritten with the same values (idempotent). */
+export async function importRates(db: Db, source: RateSource, now: Date): Promise<number> {
+  const rates = parseEurofxref(await source.fetchFeed());
+  const rows = rates.map((r: EcbRate) => ({ ...r, source: source.name, importedAt: now.toISOString() }));
+  const statements: BatchItem<'sqlite'>[] = [];
+  // 5 columns a row: 19 rows a statement stay under D1's 100 bound parameters.
+  for (let i = 0; i < rows.length; i += 19) {
+    statements.push(
+      db
+        .insert(exchangeRates)
+        .values(rows.slice(i, i + 19))
+        .onConflictDoUpdate({ target: [exchangeRates.date, exchangeRates.currency], set: { rate: sql`excluded.rate`, importedAt: sql`excluded.imported_at` } }),
+    );
+  }
+  await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+  return rows.length;
+}
+
+/** The rates in force on a date: for each currency, the latest ECB day at or before it. */
+export async function ratesOn(db: Db, date: string) {
+  const rows = await db
+    .select()
+    .from(exchangeRates)
+    .where(and(sql`${exchangeRates.date} = (SELECT max(r.date) FROM exchange_rates r WHERE r.currency = ${exchangeRates.currency} AND r.date <= ${date})`));
+  return rows.map((r) => ({ currency: r.currency, rate: r.rate, date: r.date, base: 'EUR' })).sort((a, b) => a.currency.localeCompare(b.currency));
+}
+

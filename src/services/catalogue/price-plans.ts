@@ -1,0 +1,223 @@
+import { sql } from 'drizzle-orm';
+import { checkPricePlan, type PricePlanPricing } from '../../billing/pricing';
+import { outer } from '../../db/client';
+import { customers, measurements, pricePlans, products, type PriceTier } from '../../db/schema';
+import { ApiError, Violations } from '../../http/errors';
+import type { ServiceContext } from '../context';
+import { checkReference, resourceService } from '../shared/resource';
+
+type PricePlanRow = typeof pricePlans.$inferSelect & { inUse?: number | null };
+export type PricePlanType = PricePlanRow['type'];
+
+export interface PricePlanInput {
+  product: string;
+  internalName: string | null;
+  status: 'active' | 'inactive';
+  type: PricePlanType | null;
+  calculationType: PricePlanRow['calculationType'];
+  currencyCode: string;
+  price: { amount: string } | null;
+  percentage: string | null;
+  tiers: PriceTier[] | null;
+  freeUnits: string;
+  billingInterval: string | null;
+  showPricePerInterval: string | null;
+  applyTrial: boolean;
+  payInAdvance: boolean | null;
+  proRata: boolean;
+  custom: boolean;
+  customer: string | null;
+  salesChannel: string | null;
+}
+
+/** The pricing a price plan row stands for, in the shape `priceFor` takes. */
+export function pricingOf(row: Pick<PricePlanRow, 'calculationType' | 'priceAmount' | 'tiers' | 'freeUnits' | 'percentage'>): PricePlanPricing {
+  return {
+    calculationType: row.calculationType,
+    flatPrice: row.calculationType === 'flat_fee' ? row.priceAmount : null,
+    unitPrice: row.calculationType === 'per_unit' ? row.priceAmount : null,
+    tiers: row.tiers,
+    freeUnits: row.freeUnits,
+    percentage: row.percentage,
+  };
+}
+
+// A price plan is in use once a plan offers it or a subscription item bills it.
+const inUseSql = (id: SQL | string, tenantId: SQL | string) =>
+  sql`EXISTS (SELECT 1 FROM subscription_items si WHERE si.tenant_id = ${tenantId} AND si.price_plan_id = ${id})
+    OR EXISTS (SELECT 1 FROM plans p WHERE p.tenant_id = ${tenantId} AND (
+      EXISTS (SELECT 1 FROM json_each(p.items) i WHERE json_extract(i.value, '$.pricePlan') = ${id})
+      OR EXISTS (SELECT 1 FROM json_each(p.addons) a WHERE json_extract(a.value, '$.pricePlan') = ${id})))`;
+type SQL = ReturnType<typeof sql>;
+
+export function renderPricePlan(r: PricePlanRow) {
+  return {
+    id: r.id,
+    product: r.productId,
+    internalName: r.internalName,
+    status: r.status,
+    type: r.type,
+    calculationType: r.calculationType,
+    currencyCode: r.currencyCode,
+    price: r.priceAmount === null ? null : { amount: r.priceAmount, currencyCode: r.currencyCode, createdAt: r.createdAt, updatedAt: r.updatedAt, tenantId: r.tenantId },
+    percentage: r.percentage,
+    tiers: r.tiers,
+    freeUnits: r.freeUnits,
+    billingInterval: r.billingInterval,
+    showPricePerInterval: r.showPricePerInterval,
+    applyTrial: r.applyTrial,
+    payInAdvance: r.payInAdvance,
+    proRata: r.proRata,
+    custom: r.custom,
+    customer: r.customerId,
+    salesChannel: r.salesChannel,
+    inUse: Boolean(r.inUse),
+    checkoutLinkIds: [] as string[],
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+  };
+}
+
+/** Fields that make up the price: fixed once the price plan is in use (a new price is a new price plan). */
+const PRICE_FIELDS = [
+  'productId',
+  'type',
+  'calculationType',
+  'currencyCode',
+  'priceAmount',
+  'percentage',
+  'tiers',
+  'freeUnits',
+  'billingInterval',
+  'applyTrial',
+  'payInAdvance',
+  'proRata',
+  'customerId',
+] as const;
+
+/** The price plan type a product's kind and measurement call for. */
+function expectedType(productType: string, measurementType: string | undefined): PricePlanType {
+  if (productType === 'charge') return 'one_time';
+  if (measurementType === 'metered') return 'metered';
+  if (measurementType === 'instant_metered') return 'instant_metered';
+  return 'recurring';
+}
+
+async function derive(ctx: ServiceContext, input: PricePlanInput, v: Violations) {
+  const product = (await checkReference(ctx, products, input.product, 'product', v, 'product')) as typeof products.$inferSelect | null;
+  let measurementType: string | undefined;
+  if (product) {
+    const m = await ctx.db.select({ type: measurements.type }).from(measurements).where(sql`${measurements.tenantId} = ${ctx.tenant.id} AND ${measurements.id} = ${product.measurementId}`).get();
+    measurementType = m?.type;
+  }
+  const type = product ? expectedType(product.type, measurementType) : (input.type ?? 'recurring');
+  return { product, type };
+}
+
+export const pricePlanService = resourceService({
+  label: 'Price plan',
+  table: pricePlans,
+  selection: { inUse: inUseSql(outer(pricePlans.id), outer(pricePlans.tenantId)) as never },
+  render: renderPricePlan,
+  async check(ctx: ServiceContext, input: PricePlanInput, current, v: Violations) {
+    const { product, type } = await derive(ctx, input, v);
+    if (product?.isArchived && (!current || current.productId !== input.product)) {
+      v.add('product', 'The product is archived.', 'archived');
+    }
+    if (input.type !== null && product && input.type !== type) {
+      v.add('type', `A ${product.type} product with this measurement takes price plans of type ${type}.`, 'type_mismatch');
+    }
+    const usesAmount = input.calculationType === 'flat_fee' || input.calculationType === 'per_unit';
+    if (usesAmount && !input.price) v.add('price', `A ${input.calculationType} price plan needs price.amount.`, 'required');
+    if (!usesAmount && input.price) v.add('price', `A ${input.calculationType} price plan takes no price; use tiers or percentage.`, 'not_allowed');
+    const tiered = ['tiered', 'volume', 'stair_step'].includes(input.calculationType);
+    if (!tiered && input.tiers) v.add('tiers', `A ${input.calculationType} price plan takes no tiers.`, 'not_allowed');
+    if (input.calculationType !== 'percentage' && input.percentage !== null) v.add('percentage', 'Only percentage price plans take a percentage.', 'not_allowed');
+    for (const p of checkPricePlan(pricingOf(columnsOf(input, type)))) {
+      // A missing price is already reported on `price`.
+      if ((p.propertyPath === 'flatPrice' || p.propertyPath === 'unitPrice') && !input.price) continue;
+      v.add(p.propertyPath === 'flatPrice' || p.propertyPath === 'unitPrice' ? 'price.amount' : p.propertyPath, p.message, p.code);
+    }
+    if (type === 'one_time' || type === 'instant_metered') {
+      if (input.billingInterval !== null) v.add('billingInterval', `A ${type} price plan has no billing interval.`, 'not_allowed');
+    } else if (input.billingInterval === null) {
+      v.add('billingInterval', `A ${type} price plan needs a billing interval (e.g. 1M).`, 'required');
+    }
+    if ((type === 'metered' || type === 'instant_metered') && input.payInAdvance === true) {
+      v.add('payInAdvance', 'Usage is billed in arrears; a usage price plan cannot be paid in advance.', 'not_allowed');
+    }
+    if (input.custom && !input.customer) v.add('customer', 'A custom price plan belongs to a customer.', 'required');
+    if (!input.custom && input.customer) v.add('customer', 'Only custom price plans belong to a customer.', 'not_allowed');
+    await checkReference(ctx, customers, input.customer, 'customer', v, 'customer');
+    if (current && v.empty) {
+      const next = columnsOf(input, type);
+      const inUse = Boolean((current as PricePlanRow).inUse);
+      const changed = PRICE_FIELDS.filter((f) => JSON.stringify(next[f]) !== JSON.stringify(current[f]));
+      if (inUse && changed.length > 0) {
+        throw ApiError.conflict(
+          `The price plan is in use; its price (${changed.join(', ')}) cannot change. Create a new price plan instead.`,
+          'price-plan-in-use',
+        );
+      }
+      if (current.status === 'archived') throw ApiError.conflict('An archived price plan cannot be changed.', 'invalid-transition');
+    }
+  },
+  async columns(ctx, input: PricePlanInput) {
+    const v = new Violations();
+    const { type } = await derive(ctx, input, v);
+    return columnsOf(input, type);
+  },
+  writable: (r): PricePlanInput => ({
+    product: r.productId,
+    internalName: r.internalName,
+    status: r.status === 'archived' ? 'inactive' : r.status,
+    type: r.type,
+    calculationType: r.calculationType,
+    currencyCode: r.currencyCode,
+    price: r.priceAmount === null ? null : { amount: r.priceAmount },
+    percentage: r.percentage,
+    tiers: r.tiers,
+    freeUnits: r.freeUnits,
+    billingInterval: r.billingInterval,
+    showPricePerInterval: r.showPricePerInterval,
+    applyTrial: r.applyTrial,
+    payInAdvance: r.payInAdvance,
+    proRata: r.proRata,
+    custom: r.custom,
+    customer: r.customerId,
+    salesChannel: r.salesChannel,
+  }),
+  inUse: (id, tenantId) => inUseSql(id, tenantId),
+  events: { created: 'price_plan.created', updated: 'price_plan.updated', deleted: 'price_plan.deleted' },
+});
+
+function columnsOf(input: PricePlanInput, type: PricePlanType) {
+  return {
+    productId: input.product,
+    internalName: input.internalName,
+    status: input.status,
+    type,
+    calculationType: input.calculationType,
+    currencyCode: input.currencyCode,
+    priceAmount: input.price?.amount ?? null,
+    percentage: input.percentage,
+    tiers: input.tiers,
+    freeUnits: input.freeUnits,
+    billingInterval: input.billingInterval,
+    showPricePerInterval: input.showPricePerInterval,
+    applyTrial: input.applyTrial,
+    // Recurring fees default to billing in advance; usage is always billed in arrears.
+    payInAdvance: input.payInAdvance ?? (type === 'recurring' || type === 'one_time'),
+    proRata: input.proRata,
+    custom: input.custom,
+    customerId: input.customer,
+    salesChannel: input.salesChannel,
+  };
+}
+
+/** An archived price plan is no longer offered; subscriptions that have it keep it. */
+export async function archivePricePlan(ctx: ServiceContext, id: string) {
+  const current = await pricePlanService.find(ctx, id);
+  if (current.status === 'archived') throw ApiError.conflict('The price plan is already archived.', 'invalid-transition');
+  return pricePlanService.change(ctx, current, { status: 'archived' }, 'price_plan.archived');
+}

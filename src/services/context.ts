@@ -1,0 +1,62 @@
+import { createDb, type Db, type Tenant } from '../db/client';
+import type { Env } from '../env';
+import { tenantNow } from '../lib/clock';
+import { OutboxMailer, type Mailer } from './ports/mailer';
+import { stubNumbering, type Numbering } from './ports/numbering';
+import { rateSource, type RateSource } from './ports/rate-source';
+import { vatChecker, type VatChecker } from './ports/vat-checker';
+
+/** The outside world as services see it; each adapter is chosen once, in `createServiceContext`. */
+export interface Ports {
+  vatChecker: VatChecker;
+  rateSource: RateSource;
+  mailer: Mailer;
+  numbering: Numbering;
+}
+
+/** What services get: no Hono, just data access, the tenant, its notion of now, and the ports. */
+export interface ServiceContext extends Ports {
+  db: Db;
+  env: Env;
+  tenant: Tenant;
+  now: Date;
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+export interface ContextInit {
+  env: Env;
+  tenant: Tenant;
+  /** Default: the tenant's now (its test clock, or the real clock). */
+  now?: Date;
+  db?: Db;
+  waitUntil?(promise: Promise<unknown>): void;
+  /** Default: through the TenantObject's stub; the object passes its own, in-object numbering. */
+  numbering?: Numbering;
+}
+
+/** Adapters that need no tenant (the nightly rate import uses them too). */
+export function platformPorts(env: Env): Pick<Ports, 'vatChecker' | 'rateSource'> {
+  return { vatChecker: vatChecker(env), rateSource: rateSource(env) };
+}
+
+/** The one factory: HTTP requests, the TenantObject, cron jobs and the test clock all build their context here. */
+export function createServiceContext(init: ContextInit): ServiceContext {
+  const db = init.db ?? createDb(init.env.DB);
+  const now = init.now ?? tenantNow(init.tenant);
+  return {
+    db,
+    env: init.env,
+    tenant: init.tenant,
+    now,
+    // Without an execution context (cron loops, unit tests) the promise runs on its own.
+    waitUntil: init.waitUntil ?? ((p) => void p.catch(() => undefined)),
+    ...platformPorts(init.env),
+    mailer: new OutboxMailer(db, now),
+    numbering: init.numbering ?? stubNumbering(init.env, db),
+  };
+}
+
+/** The same context at another instant (billing at a period end, the test clock after it moved). */
+export function at(ctx: ServiceContext, now: Date, tenant: Tenant = ctx.tenant): ServiceContext {
+  return { ...ctx, now, tenant, mailer: new OutboxMailer(ctx.db, now) };
+}

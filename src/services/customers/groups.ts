@@ -1,0 +1,96 @@
+import { and, asc, count, eq } from 'drizzle-orm';
+import { contactPersons, customerGroups, customers } from '../../db/schema';
+import { ApiError } from '../../http/errors';
+import type { ServiceContext } from '../context';
+import { fetchPage } from '../../db/paging';
+import type { Page } from '../../http/pagination';
+import { newId } from '../../lib/ids';
+
+// Customer groups and contact persons: small tenant-owned records a customer points to.
+
+type GroupRow = typeof customerGroups.$inferSelect;
+type ContactRow = typeof contactPersons.$inferSelect;
+
+export function renderGroup(g: GroupRow) {
+  return { id: g.id, name: g.name, description: g.description, createdAt: g.createdAt, updatedAt: g.updatedAt };
+}
+
+export function renderContactPerson(p: ContactRow) {
+  return { id: p.id, firstName: p.firstName, lastName: p.lastName, email: p.email, avatar: p.avatar, createdAt: p.createdAt, updatedAt: p.updatedAt };
+}
+
+export async function listGroups(ctx: ServiceContext, page: Page) {
+  return fetchPage(ctx.db, customerGroups, eq(customerGroups.tenantId, ctx.tenant.id), [asc(customerGroups.name), asc(customerGroups.id)], page, renderGroup);
+}
+
+function groupById(ctx: ServiceContext, id: string) {
+  return and(eq(customerGroups.tenantId, ctx.tenant.id), eq(customerGroups.id, id));
+}
+
+export async function getGroup(ctx: ServiceContext, id: string) {
+  const row = await ctx.db.select().from(customerGroups).where(groupById(ctx, id)).get();
+  if (!row) throw ApiError.notFound('Customer group');
+  return renderGroup(row);
+}
+
+export async function createGroup(ctx: ServiceContext, input: { name: string; description: string | null }) {
+  const now = ctx.now.toISOString();
+  const row: GroupRow = { id: newId(), tenantId: ctx.tenant.id, ...input, createdAt: now, updatedAt: now };
+  await ctx.db.insert(customerGroups).values(row);
+  return renderGroup(row);
+}
+
+export async function updateGroup(ctx: ServiceContext, id: string, input: { name: string; description: string | null }) {
+  const row = await ctx.db.update(customerGroups).set({ ...input, updatedAt: ctx.now.toISOString() }).where(groupById(ctx, id)).returning().get();
+  if (!row) throw ApiError.notFound('Customer group');
+  return renderGroup(row);
+}
+
+export async function deleteGroup(ctx: ServiceContext, id: string) {
+  await getGroup(ctx, id);
+  const [members] = await ctx.db
+    .select({ n: count() })
+    .from(customers)
+    .where(and(eq(customers.tenantId, ctx.tenant.id), eq(customers.customerGroupId, id)));
+  if ((members?.n ?? 0) > 0) throw ApiError.conflict(`The group still has ${members!.n} customers.`, 'in-use');
+  await ctx.db.delete(customerGroups).where(groupById(ctx, id));
+}
+
+export async function listContactPersons(ctx: ServiceContext, page: Page) {
+  return fetchPage(ctx.db, contactPersons, eq(contactPersons.tenantId, ctx.tenant.id), [asc(contactPersons.lastName), asc(contactPersons.id)], page, renderContactPerson);
+}
+
+function contactById(ctx: ServiceContext, id: string) {
+  return and(eq(contactPersons.tenantId, ctx.tenant.id), eq(contactPersons.id, id));
+}
+
+export async function getContactPerson(ctx: ServiceContext, id: string) {
+  const row = await ctx.db.select().from(contactPersons).where(contactById(ctx, id)).get();
+  if (!row) throw ApiError.notFound('Contact person');
+  return renderContactPerson(row);
+}
+
+type ContactInput = { firstName: string; lastName: string; email: string; avatar: string | null };
+
+export async function createContactPerson(ctx: ServiceContext, input: ContactInput) {
+  const now = ctx.now.toISOString();
+  const row: ContactRow = { id: newId(), tenantId: ctx.tenant.id, ...input, createdAt: now, updatedAt: now };
+  await ctx.db.insert(contactPersons).values(row);
+  return renderContactPerson(row);
+}
+
+export async function updateContactPerson(ctx: ServiceContext, id: string, input: ContactInput) {
+  const row = await ctx.db.update(contactPersons).set({ ...input, updatedAt: ctx.now.toISOString() }).where(contactById(ctx, id)).returning().get();
+  if (!row) throw ApiError.notFound('Contact person');
+  return renderContactPerson(row);
+}
+
+export async function deleteContactPerson(ctx: ServiceContext, id: string) {
+  await getContactPerson(ctx, id);
+  const [refs] = await ctx.db
+    .select({ n: count() })
+    .from(customers)
+    .where(and(eq(customers.tenantId, ctx.tenant.id), eq(customers.contactPersonId, id)));
+  if ((refs?.n ?? 0) > 0) throw ApiError.conflict(`The contact person is assigned to ${refs!.n} customers.`, 'in-use');
+  await ctx.db.delete(contactPersons).where(contactById(ctx, id));
+}

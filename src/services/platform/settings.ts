@@ -1,0 +1,118 @@
+import { z } from '@hono/zod-openapi';
+import { eq } from 'drizzle-orm';
+import { checkNumberFormat } from '../../billing/numbering';
+import type { Db } from '../../db/client';
+import { settings } from '../../db/schema';
+import { Violations } from '../../http/errors';
+import type { ServiceContext } from '../context';
+
+const numberFormat = z.string().superRefine((v, ctx) => {
+  const problem = checkNumberFormat(v);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem.message });
+});
+
+/** The tenant settings the service knows, each with its type and default. Unknown keys are refused. */
+export const SETTING_DEFINITIONS = {
+  requiresManualInvoiceApproval: {
+    schema: z.boolean(),
+    default: false,
+    description: 'Invoices created by billing runs stay drafts until approved.',
+  },
+  'accounting.useDebitorAccounts': {
+    schema: z.boolean(),
+    default: false,
+    description: 'Give every new customer a ledger id (debitor account) when none is supplied.',
+  },
+  'accounting.debitorAccountStart': {
+    schema: z.number().int().min(1).max(999_999_999),
+    default: 10000,
+    description: 'First debitor account number handed out as ledger id.',
+  },
+  'customer.numberFormat': {
+    schema: numberFormat,
+    default: 'C-{number:5}',
+    description: 'Format of generated customer numbers.',
+  },
+  'invoice.numberFormat': {
+    schema: numberFormat,
+    default: 'RE-{year}-{number:5}',
+    description: 'Format of invoice numbers: {number}, {year}, {month}, {day}, {customerNumber}; {number:5} pads to 5 digits.',
+  },
+  'credit.numberFormat': { schema: numberFormat, default: 'GS-{year}-{number:5}', description: 'Format of credit note numbers.' },
+  'cancellation.numberFormat': { schema: numberFormat, default: 'ST-{year}-{number:5}', description: 'Format of cancellation document numbers.' },
+  'refund.numberFormat': { schema: numberFormat, default: 'RF-{year}-{number:5}', description: 'Format of refund numbers.' },
+  'reminder.numberFormat': { schema: numberFormat, default: 'ER-{year}-{number:5}', description: 'Format of payment reminder numbers.' },
+  'dunningLetter.numberFormat': { schema: numberFormat, default: 'MA-{year}-{number:5}', description: 'Format of dunning letter numbers.' },
+  'invoice.paymentTermDays': {
+    schema: z.number().int().min(0).max(365),
+    default: 14,
+    description: 'Days between finalization and the due date.',
+  },
+  'dunning.enabled': {
+    schema: z.boolean(),
+    default: true,
+    description: 'Run dunning for unpaid invoices.',
+  },
+} as const;
+
+export type SettingKey = keyof typeof SETTING_DEFINITIONS;
+export type SettingValues = { [K in SettingKey]: z.infer<(typeof SETTING_DEFINITIONS)[K]['schema']> };
+
+function isSettingKey(key: string): key is SettingKey {
+  return Object.hasOwn(SETTING_DEFINITIONS, key);
+}
+
+/** The query that reads a tenant's stored settings; pair with `effectiveSettings`. */
+export function selectSettings(db: Db, tenantId: string) {
+  return db.select({ key: settings.key, value: settings.value }).from(settings).where(eq(settings.tenantId, tenantId));
+}
+
+export function effectiveSettings(rows: { key: string; value: unknown }[]): SettingValues {
+  const values = Object.fromEntries(Object.entries(SETTING_DEFINITIONS).map(([k, d]) => [k, d.default])) as Record<string, unknown>;
+  for (const row of rows) if (isSettingKey(row.key)) values[row.key] = row.value;
+  return values as SettingValues;
+}
+
+export async function loadSettings(db: Db, tenantId: string): Promise<SettingValues> {
+  return effectiveSettings(await selectSettings(db, tenantId));
+}
+
+export function settingsList(values: SettingValues) {
+  return { settings: Object.entries(values).map(([key, value]) => ({ key, value })) };
+}
+
+export async function updateSettings(ctx: ServiceContext, entries: { key: string; value?: unknown }[]) {
+  const v = new Violations();
+  const seen = new Set<string>();
+  const valid: { key: SettingKey; value: unknown }[] = [];
+  entries.forEach((entry, i) => {
+    if (!isSettingKey(entry.key)) {
+      v.add(`settings[${i}].key`, `Unknown setting "${entry.key}".`, 'unknown_setting');
+      return;
+    }
+    if (seen.has(entry.key)) {
+      v.add(`settings[${i}].key`, `The setting "${entry.key}" appears more than once.`, 'duplicate_setting');
+      return;
+    }
+    seen.add(entry.key);
+    const parsed = SETTING_DEFINITIONS[entry.key].schema.safeParse(entry.value);
+    if (!parsed.success) {
+      v.add(`settings[${i}].value`, parsed.error.issues[0]?.message ?? 'Invalid value.', 'invalid_value');
+      return;
+    }
+    valid.push({ key: entry.key, value: parsed.data });
+  });
+  v.throwIfAny();
+  if (valid.length > 0) {
+    const now = ctx.now.toISOString();
+    const [first, ...rest] = valid.map((s) =>
+      ctx.db
+        .insert(settings)
+        .values({ tenantId: ctx.tenant.id, key: s.key, value: s.value, updatedAt: now })
+        .onConflictDoUpdate({ target: [settings.tenantId, settings.key], set: { value: s.value, updatedAt: now } }),
+    );
+    await ctx.db.batch([first!, ...rest]);
+  }
+  return loadSettings(ctx.db, ctx.tenant.id);
+}
+

@@ -1,0 +1,47 @@
+import type { BatchItem } from 'drizzle-orm/batch';
+import type { Db } from '../../db/client';
+import type { Env } from '../../env';
+
+/** What the TenantObject needs to finalize one document. */
+export interface FinalizeRequest {
+  tenantId: string;
+  invoiceId: string;
+  /** The document type; each type has its own number range. */
+  type: string;
+  /** The draft's updatedAt that the worker validated; a change since then refuses the finalization. */
+  expectedUpdatedAt: string;
+  format: string;
+  timeZone: string;
+  customerNumber: string;
+  /** ISO instant of the finalization (the tenant's now). */
+  date: string;
+  /** Columns to set together with the number (status, dates, totals…). */
+  set: Record<string, unknown>;
+  /** The events to write in the same batch; `{number}` in their data is filled in. */
+  events: { id: string; type: string; version: string; resourceId: string; data: Record<string, unknown>; createdAt: string }[];
+}
+
+export type FinalizeResult = { ok: true; number: string; numberSeq: number } | { ok: false; reason: 'not_draft' };
+
+/**
+ * The one door to document numbers: the TenantObject allocates the next number of a type's range
+ * in the same D1 batch as the status change, so numbers are gap-free (docs/decisions.md, numbering).
+ */
+export interface Numbering {
+  /**
+   * Finalizes a draft. `leading` statements (a billing run's draft, its ledger rows) are written
+   * first: inside the TenantObject in the numbering batch itself, elsewhere in a batch of their own
+   * before the object is asked (a crash in between leaves a draft the next billing run finalizes).
+   */
+  finalize(req: FinalizeRequest, leading?: BatchItem<'sqlite'>[]): Promise<FinalizeResult>;
+}
+
+/** Numbering outside the TenantObject: through its stub (one RPC per document). */
+export function stubNumbering(env: Env, db: Db): Numbering {
+  return {
+    async finalize(req, leading = []) {
+      if (leading.length) await db.batch(leading as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+      return env.TENANT.getByName(req.tenantId).finalizeDocument(req);
+    },
+  };
+}

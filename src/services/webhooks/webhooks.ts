@@ -1,0 +1,141 @@
+import { and, desc, eq } from 'drizzle-orm';
+import { fetchPage } from '../../db/paging';
+import { webhookDeliveries, webhooks } from '../../db/schema';
+import { EVENT_CATALOGUE, EVENT_VERSION } from '../../events/catalogue';
+import { newWebhookSecret } from '../../events/signing';
+import { ApiError, Violations } from '../../http/errors';
+import type { ServiceContext } from '../context';
+import type { Page } from '../../http/pagination';
+import { systemNow } from '../../lib/clock';
+import { resourceService } from '../shared/resource';
+
+type WebhookRow = typeof webhooks.$inferSelect;
+type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+
+export interface WebhookInput {
+  url: string;
+  events: string[];
+  version: string;
+  enabled: boolean;
+  activities: string[];
+}
+
+/** After a rotation, the old secret keeps signing (as a second signature) this long. */
+export const SECRET_GRACE_MS = 24 * 3600 * 1000;
+
+export function renderWebhook(r: WebhookRow) {
+  return {
+    id: r.id,
+    url: r.url,
+    events: r.events,
+    version: r.version,
+    enabled: r.enabled,
+    activities: r.activities,
+    failureCount: r.failureCount,
+    disabledReason: r.disabledReason,
+    previousSecretExpiresAt: r.previousSecretExpiresAt,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+  };
+}
+
+function checkUrl(ctx: ServiceContext, url: string, v: Violations) {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    v.add('url', 'Must be an absolute URL.', 'invalid_url');
+    return;
+  }
+  const local = ['localhost', '127.0.0.1', '[::1]'].includes(parsed.hostname);
+  if (parsed.username || parsed.password) v.add('url', 'Credentials in the URL are not allowed; use the signature to authenticate.', 'invalid_url');
+  if (ctx.tenant.mode === 'live' && parsed.protocol !== 'https:') v.add('url', 'Live tenants deliver over https only.', 'https_required');
+  if (ctx.tenant.mode === 'test' && parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && local)) {
+    v.add('url', 'Use https, or http://localhost for local testing.', 'https_required');
+  }
+}
+
+export const webhookService = resourceService({
+  label: 'Webhook',
+  table: webhooks,
+  render: renderWebhook,
+  check(ctx: ServiceContext, input: WebhookInput, _current, v: Violations) {
+    checkUrl(ctx, input.url, v);
+    input.events.forEach((e, i) => {
+      if (e !== '*' && !Object.hasOwn(EVENT_CATALOGUE, e)) v.add(`events[${i}]`, `Unknown event "${e}"; see GET /available-webhook-events.`, 'unknown_event');
+    });
+    if (input.version !== EVENT_VERSION) v.add('version', `The only payload version is ${EVENT_VERSION}.`, 'unknown_version');
+  },
+  columns: (_ctx, input: WebhookInput, current) => ({
+    url: input.url,
+    events: [...new Set(input.events)],
+    version: input.version,
+    enabled: input.enabled,
+    activities: input.activities,
+    ...(current
+      ? // Enabling a webhook again clears why it was disabled.
+        input.enabled && !current.enabled
+        ? { disabledReason: null }
+        : {}
+      : { secret: newWebhookSecret(), previousSecret: null, previousSecretExpiresAt: null, failureCount: 0, disabledReason: null }),
+  }),
+  writable: (r): WebhookInput => ({ url: r.url, events: r.events, version: r.version, enabled: r.enabled, activities: r.activities }),
+});
+
+/** Creation shows the secret, once. */
+export async function createWebhook(ctx: ServiceContext, input: WebhookInput) {
+  const created = await webhookService.create(ctx, input);
+  const row = await webhookService.find(ctx, created.id);
+  return { ...created, secret: row.secret };
+}
+
+/** A new secret; the old one keeps signing for 24 hours so receivers can switch without losing deliveries. */
+export async function rotateSecret(ctx: ServiceContext, id: string) {
+  const current = await webhookService.find(ctx, id);
+  const secret = newWebhookSecret();
+  const updated = await webhookService.change(ctx, current, {
+    secret,
+    previousSecret: current.secret,
+    previousSecretExpiresAt: new Date(systemNow().getTime() + SECRET_GRACE_MS).toISOString(),
+  }, undefined);
+  return { ...updated, secret };
+}
+
+export function renderDelivery(d: DeliveryRow) {
+  return {
+    id: d.id,
+    webhook: d.webhookId,
+    event: { id: d.eventId, type: d.eventType },
+    status: d.status,
+    attempts: d.attempts,
+    lastResponseCode: d.lastResponseCode,
+    lastError: d.lastError,
+    lastAttemptAt: d.lastAttemptAt,
+    nextAttemptAt: d.nextAttemptAt,
+    deadLetteredAt: d.deadLetteredAt,
+    createdAt: d.createdAt,
+  };
+}
+
+export async function listDeliveries(ctx: ServiceContext, webhookId: string, page: Page, status?: DeliveryRow['status']) {
+  await webhookService.find(ctx, webhookId);
+  const where = and(eq(webhookDeliveries.tenantId, ctx.tenant.id), eq(webhookDeliveries.webhookId, webhookId), status ? eq(webhookDeliveries.status, status) : undefined);
+  return fetchPage(ctx.db, webhookDeliveries, where, [desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)], page, renderDelivery);
+}
+
+/** Sends a delivery again from the start of the retry schedule, whatever became of it. */
+export async function redeliver(ctx: ServiceContext, deliveryId: string) {
+  const row = await ctx.db
+    .update(webhookDeliveries)
+    .set({ status: 'pending', attempts: 0, nextAttemptAt: systemNow().toISOString(), lastError: null })
+    .where(and(eq(webhookDeliveries.tenantId, ctx.tenant.id), eq(webhookDeliveries.id, deliveryId)))
+    .returning()
+    .get();
+  if (!row) throw ApiError.notFound('Webhook delivery');
+  await ctx.env.EVENTS.send({ deliveryId: row.id, tenantId: row.tenantId });
+  return renderDelivery(row);
+}
+
+export function availableEvents() {
+  return Object.entries(EVENT_CATALOGUE).map(([name, description]) => ({ name, description, version: EVENT_VERSION }));
+}
