@@ -7,7 +7,10 @@ import { collectionSchema, paginationQuery, sortDirection } from '../../http/pag
 import { idParam } from '../../http/schemas';
 import * as addresses from '../../services/customers/addresses';
 import { authenticateCustomer } from '../../services/platform/customer-sessions';
-import * as customers from '../../services/customers/customers';
+import { createCustomer } from '../../services/customers/create';
+import { deleteCustomer, getBillingSettings, setCustomerPartner, setCustomerStatus, updateBillingSettings, updateCustomer, writableCustomer } from '../../services/customers/update';
+import { listCustomers, loadCustomer } from '../../services/customers/read';
+import { renderCustomer } from '../../services/customers/render';
 import {
   AddressSchema,
   AddressWriteSchema,
@@ -53,7 +56,7 @@ customerRoutes.openapi(
   }),
   async (c) => {
     const q = c.req.valid('query');
-    const result = await customers.listCustomers(serviceContext(c), {
+    const result = await listCustomers(serviceContext(c), {
       page: q.page,
       limit: q.limit,
       search: q.search || undefined,
@@ -77,7 +80,7 @@ customerRoutes.openapi(
     request: { body: jsonBody(CustomerCreateSchema) },
     responses: { 201: jsonResponse(CustomerSchema, 'The created customer') },
   }),
-  async (c) => c.json(await customers.createCustomer(serviceContext(c), c.req.valid('json')), 201),
+  async (c) => c.json(await createCustomer(serviceContext(c), c.req.valid('json')), 201),
 );
 
 customerRoutes.openapi(
@@ -91,7 +94,7 @@ customerRoutes.openapi(
     request: { params },
     responses: { 200: jsonResponse(CustomerSchema, 'The customer') },
   }),
-  async (c) => c.json(customers.renderCustomer(await customers.loadCustomer(serviceContext(c), c.req.valid('param').id)), 200),
+  async (c) => c.json(renderCustomer(await loadCustomer(serviceContext(c), c.req.valid('param').id)), 200),
 );
 
 customerRoutes.openapi(
@@ -105,7 +108,7 @@ customerRoutes.openapi(
     request: { params, body: jsonBody(CustomerUpdateSchema) },
     responses: { 200: jsonResponse(CustomerSchema, 'The updated customer') },
   }),
-  async (c) => c.json(await customers.updateCustomer(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 200),
+  async (c) => c.json(await updateCustomer(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 200),
 );
 
 customerRoutes.openapi(
@@ -121,10 +124,10 @@ customerRoutes.openapi(
   async (c) => {
     const ctx = serviceContext(c);
     const customerId = c.req.valid('param').id;
-    const current = customers.writableCustomer(await customers.loadCustomer(ctx, customerId));
+    const current = writableCustomer(await loadCustomer(ctx, customerId));
     const parsed = CustomerUpdateSchema.safeParse(applyMergePatch(current, c.req.valid('json')));
     if (!parsed.success) throw ApiError.validation(zodViolations(parsed.error));
-    return c.json(await customers.updateCustomer(ctx, customerId, parsed.data), 200);
+    return c.json(await updateCustomer(ctx, customerId, parsed.data), 200);
   },
 );
 
@@ -139,7 +142,7 @@ customerRoutes.openapi(
     responses: { 204: noContent },
   }),
   async (c) => {
-    await customers.deleteCustomer(serviceContext(c), c.req.valid('param').id);
+    await deleteCustomer(serviceContext(c), c.req.valid('param').id);
     return c.body(null, 204);
   },
 );
@@ -155,7 +158,7 @@ for (const action of ['archive', 'unarchive'] as const) {
       request: { params },
       responses: { 200: jsonResponse(CustomerSchema, 'The customer') },
     }),
-    async (c) => c.json(await customers.setCustomerStatus(serviceContext(c), c.req.valid('param').id, action), 200),
+    async (c) => c.json(await setCustomerStatus(serviceContext(c), c.req.valid('param').id, action), 200),
   );
 }
 
@@ -169,7 +172,7 @@ customerRoutes.openapi(
     request: { params, body: jsonBody(PartnerBodySchema) },
     responses: { 200: jsonResponse(CustomerSchema, 'The customer') },
   }),
-  async (c) => c.json(await customers.setCustomerPartner(serviceContext(c), c.req.valid('param').id, c.req.valid('json').partner), 200),
+  async (c) => c.json(await setCustomerPartner(serviceContext(c), c.req.valid('param').id, c.req.valid('json').partner), 200),
 );
 
 customerRoutes.openapi(
@@ -182,7 +185,7 @@ customerRoutes.openapi(
     request: { params },
     responses: { 200: jsonResponse(BillingSettingsSchema, 'Billing settings; null inherits the tenant setting') },
   }),
-  async (c) => c.json(await customers.getBillingSettings(serviceContext(c), c.req.valid('param').id), 200),
+  async (c) => c.json(await getBillingSettings(serviceContext(c), c.req.valid('param').id), 200),
 );
 
 customerRoutes.openapi(
@@ -196,7 +199,7 @@ customerRoutes.openapi(
     responses: { 200: jsonResponse(BillingSettingsSchema, 'Billing settings') },
   }),
   async (c) =>
-    c.json(await customers.updateBillingSettings(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 200),
+    c.json(await updateBillingSettings(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 200),
 );
 
 customerRoutes.openapi(

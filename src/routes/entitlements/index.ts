@@ -6,7 +6,7 @@ import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '..
 import { collectionSchema, paginationQuery } from '../../http/pagination';
 import { idParam, optionalText, requiredText, timestamp } from '../../http/schemas';
 import { createAssignment, customerEntitlement, deleteAssignment, featureService, getAssignment, listAssignments } from '../../services/subscriptions/entitlements';
-import { findCustomerRow } from '../../services/customers/customers';
+import { findCustomerRow } from '../../services/customers/read';
 import { registerResourceRoutes } from '../resource-routes';
 import { FeatureAssignmentSchema, FeatureSchema } from './schemas';
 

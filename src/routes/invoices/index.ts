@@ -3,8 +3,15 @@ import { serviceContext, type AppContext } from '../../http/context';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../http/openapi';
 import { collectionSchema, paginationQuery, sortDirection } from '../../http/pagination';
 import { currencyCode, customFieldValues, idParam, optionalText, requiredText, timestamp } from '../../http/schemas';
-import * as invoices from '../../services/invoices/invoices';
-import * as ops from '../../services/invoices/operations';
+import { INVOICE_TYPES } from '../../services/invoices/render';
+import { addPositions, deletePosition, updatePosition } from '../../services/invoices/positions';
+import { createDraft, deleteDraft, updateDraft } from '../../services/invoices/drafts';
+import { finalizeInvoice } from '../../services/invoices/finalize';
+import { listInvoices, loadInvoice, renderLoaded } from '../../services/invoices/read';
+import { type CreditInput, cancelInvoice, creditInvoice } from '../../services/invoices/reversals';
+import { type PaymentInput, addPayment } from '../../services/invoices/payments';
+import { addComment, closeInvoice, duplicateInvoice, listComments, setAddress, setDunning, setNote, setPaymentMethod } from '../../services/invoices/operations';
+import { downloadLink, resendInvoice, signDocument } from '../../services/invoices/documents';
 import { timingSafeEqual } from '../../lib/crypto';
 import { systemNow } from '../../lib/clock';
 import { ApiError } from '../../http/errors';
@@ -69,7 +76,7 @@ const PositionSchema = z
 export const InvoiceSchema = z
   .object({
     id: z.string(),
-    type: z.enum(invoices.INVOICE_TYPES),
+    type: z.enum(INVOICE_TYPES),
     status: z.string(),
     number: z.string().nullable(),
     customer: z.record(z.string(), z.unknown()),
@@ -154,7 +161,7 @@ invoiceRoutes.openapi(
     const order = (['number', 'creationDate', 'dueDate', 'grossAmount'] as const).filter((f) => q[`order[${f}]`]).map((f) => ({ field: f, dir: q[`order[${f}]`]! }));
     const iso = (v: string | undefined) => (v ? new Date(v).toISOString() : undefined);
     return c.json(
-      (await invoices.listInvoices(serviceContext(c), {
+      (await listInvoices(serviceContext(c), {
         page: q.page,
         limit: q.limit,
         status: [...listOf(q.status), ...listOf(q['status[]'])],
@@ -184,7 +191,7 @@ invoiceRoutes.openapi(
     request: { body: jsonBody(DraftSchema) },
     responses: { 201: jsonResponse(InvoiceSchema, 'The draft') },
   }),
-  async (c) => c.json((await invoices.createDraft(serviceContext(c), c.req.valid('json'))) as never, 201),
+  async (c) => c.json((await createDraft(serviceContext(c), c.req.valid('json'))) as never, 201),
 );
 
 invoiceRoutes.openapi(
@@ -199,9 +206,9 @@ invoiceRoutes.openapi(
     responses: { 200: jsonResponse(InvoiceSchema, 'The document') },
   }),
   async (c) => {
-    const agg = await invoices.loadInvoice(serviceContext(c), c.req.valid('param').id, customerScope(c));
+    const agg = await loadInvoice(serviceContext(c), c.req.valid('param').id, customerScope(c));
     if (customerScope(c) && agg.row.status === 'STATUS_DRAFT') throw ApiError.notFound('Invoice');
-    return c.json(invoices.renderLoaded(agg) as never, 200);
+    return c.json(renderLoaded(agg) as never, 200);
   },
 );
 
@@ -215,13 +222,13 @@ invoiceRoutes.openapi(
     request: { params, body: jsonBody(DraftSchema) },
     responses: { 200: jsonResponse(InvoiceSchema, 'The draft') },
   }),
-  async (c) => c.json((await invoices.updateDraft(serviceContext(c), c.req.valid('param').id, c.req.valid('json'))) as never, 200),
+  async (c) => c.json((await updateDraft(serviceContext(c), c.req.valid('param').id, c.req.valid('json'))) as never, 200),
 );
 
 invoiceRoutes.openapi(
   defineRoute({ method: 'delete', path: '/invoices/{id}', access: 'invoice:write', tags, summary: 'Delete a draft', request: { params }, responses: { 204: noContent } }),
   async (c) => {
-    await invoices.deleteDraft(serviceContext(c), c.req.valid('param').id);
+    await deleteDraft(serviceContext(c), c.req.valid('param').id);
     return c.body(null, 204);
   },
 );
@@ -236,7 +243,7 @@ invoiceRoutes.openapi(
     request: { params, body: jsonBody(z.strictObject({ positions: z.array(PositionInputSchema).min(1).max(200) }).openapi('InvoicePositionsAdd')) },
     responses: { 200: jsonResponse(InvoiceSchema, 'The draft') },
   }),
-  async (c) => c.json((await invoices.addPositions(serviceContext(c), c.req.valid('param').id, c.req.valid('json').positions)) as never, 200),
+  async (c) => c.json((await addPositions(serviceContext(c), c.req.valid('param').id, c.req.valid('json').positions)) as never, 200),
 );
 
 const positionParams = z.object({ id: idParam('id', 'Invoice position id') });
@@ -251,7 +258,7 @@ invoiceRoutes.openapi(
     request: { params: positionParams, body: jsonBody(PositionInputSchema) },
     responses: { 200: jsonResponse(InvoiceSchema, 'The draft') },
   }),
-  async (c) => c.json((await invoices.updatePosition(serviceContext(c), c.req.valid('param').id, c.req.valid('json'))) as never, 200),
+  async (c) => c.json((await updatePosition(serviceContext(c), c.req.valid('param').id, c.req.valid('json'))) as never, 200),
 );
 
 invoiceRoutes.openapi(
@@ -264,7 +271,7 @@ invoiceRoutes.openapi(
     request: { params: positionParams },
     responses: { 200: jsonResponse(InvoiceSchema, 'The draft') },
   }),
-  async (c) => c.json((await invoices.deletePosition(serviceContext(c), c.req.valid('param').id)) as never, 200),
+  async (c) => c.json((await deletePosition(serviceContext(c), c.req.valid('param').id)) as never, 200),
 );
 
 invoiceRoutes.openapi(
@@ -279,7 +286,7 @@ invoiceRoutes.openapi(
   }),
   async (c) => {
     const body = (c.req.valid('json') as { dueDate?: string | null } | undefined) ?? {};
-    return c.json((await invoices.finalizeInvoice(serviceContext(c), c.req.valid('param').id, body.dueDate ?? null)) as never, 200);
+    return c.json((await finalizeInvoice(serviceContext(c), c.req.valid('param').id, body.dueDate ?? null)) as never, 200);
   },
 );
 
@@ -305,12 +312,12 @@ invoiceRoutes.openapi(
     z.strictObject({ amount: z.string().regex(/^\d{1,15}(\.\d{1,4})?$/, 'Must be a decimal string.'), paymentDate: timestamp, description: optionalText(1, 255), paymentMethod: optionalText(1, 64) }).openapi('InvoicePayment'),
     'Fully paid → STATUS_PAID and invoice.paid. A payment above the unpaid amount is refused (422).',
   ),
-  async (c) => c.json((await ops.addPayment(serviceContext(c), c.req.valid('param').id, c.req.valid('json' as never) as ops.PaymentInput)) as never, 200),
+  async (c) => c.json((await addPayment(serviceContext(c), c.req.valid('param').id, c.req.valid('json' as never) as PaymentInput)) as never, 200),
 );
 
 invoiceRoutes.openapi(
   documentOp('post', 'cancel', 'Cancel a finalized invoice with a numbered cancellation document', null, 'The cancellation (TYPE_CANCEL) reverses every line and gets a number of its own range.'),
-  async (c) => c.json((await ops.cancelInvoice(serviceContext(c), c.req.valid('param').id)) as never, 200),
+  async (c) => c.json((await cancelInvoice(serviceContext(c), c.req.valid('param').id)) as never, 200),
 );
 
 invoiceRoutes.openapi(
@@ -324,48 +331,48 @@ invoiceRoutes.openapi(
     'Credits the given positions (positive amounts), or everything not yet credited. Never more than the remaining creditable amount (422).',
   ),
   async (c) => {
-    const b = c.req.valid('json' as never) as { positions?: ops.CreditInput['positions']; reason: string | null; comment: string | null };
-    return c.json((await ops.creditInvoice(serviceContext(c), c.req.valid('param').id, { positions: b.positions ?? null, reason: b.reason, comment: b.comment })) as never, 200);
+    const b = c.req.valid('json' as never) as { positions?: CreditInput['positions']; reason: string | null; comment: string | null };
+    return c.json((await creditInvoice(serviceContext(c), c.req.valid('param').id, { positions: b.positions ?? null, reason: b.reason, comment: b.comment })) as never, 200);
   },
 );
 
 invoiceRoutes.openapi(
   documentOp('post', 'approve', 'Approve a draft that needs manual approval: it is finalized', null),
-  async (c) => c.json((await invoices.finalizeInvoice(serviceContext(c), c.req.valid('param').id, null)) as never, 200),
+  async (c) => c.json((await finalizeInvoice(serviceContext(c), c.req.valid('param').id, null)) as never, 200),
 );
 
 invoiceRoutes.openapi(documentOp('post', 'duplicate', 'Copy a document into a new draft', null), async (c) =>
-  c.json((await ops.duplicateInvoice(serviceContext(c), c.req.valid('param').id)) as never, 200),
+  c.json((await duplicateInvoice(serviceContext(c), c.req.valid('param').id)) as never, 200),
 );
 
 invoiceRoutes.openapi(documentOp('put', 'close', 'Close an unpaid document (no further payment expected)', null), async (c) =>
-  c.json((await ops.closeInvoice(serviceContext(c), c.req.valid('param').id)) as never, 200),
+  c.json((await closeInvoice(serviceContext(c), c.req.valid('param').id)) as never, 200),
 );
 
 invoiceRoutes.openapi(
   documentOp('put', 'dunning', 'Exclude an unpaid document from dunning, or include it again', z.strictObject({ dunningDisabled: z.boolean() }).openapi('InvoiceDunning')),
-  async (c) => c.json((await ops.setDunning(serviceContext(c), c.req.valid('param').id, (c.req.valid('json' as never) as { dunningDisabled: boolean }).dunningDisabled)) as never, 200),
+  async (c) => c.json((await setDunning(serviceContext(c), c.req.valid('param').id, (c.req.valid('json' as never) as { dunningDisabled: boolean }).dunningDisabled)) as never, 200),
 );
 
 invoiceRoutes.openapi(
   documentOp('put', 'note', 'Set the internal note', z.strictObject({ internalNote: optionalText(1, 10_000) }).openapi('InvoiceNote')),
-  async (c) => c.json((await ops.setNote(serviceContext(c), c.req.valid('param').id, c.req.valid('json' as never) as { internalNote: string | null })) as never, 200),
+  async (c) => c.json((await setNote(serviceContext(c), c.req.valid('param').id, c.req.valid('json' as never) as { internalNote: string | null })) as never, 200),
 );
 
 invoiceRoutes.openapi(
   documentOp('put', 'address', "Set a draft's address (null: the customer's billing address)", z.strictObject({ address: z.string().min(1).max(64).nullable() }).openapi('InvoiceAddress')),
-  async (c) => c.json((await ops.setAddress(serviceContext(c), c.req.valid('param').id, (c.req.valid('json' as never) as { address: string | null }).address)) as never, 200),
+  async (c) => c.json((await setAddress(serviceContext(c), c.req.valid('param').id, (c.req.valid('json' as never) as { address: string | null }).address)) as never, 200),
 );
 
 invoiceRoutes.openapi(
   documentOp('post', 'payment-method', 'Set the payment method', z.strictObject({ paymentMethod: z.string().min(1).max(64).nullable() }).openapi('InvoicePaymentMethod')),
   async (c) =>
-    c.json((await ops.setPaymentMethod(serviceContext(c), c.req.valid('param').id, (c.req.valid('json' as never) as { paymentMethod: string | null }).paymentMethod)) as never, 200),
+    c.json((await setPaymentMethod(serviceContext(c), c.req.valid('param').id, (c.req.valid('json' as never) as { paymentMethod: string | null }).paymentMethod)) as never, 200),
 );
 
 invoiceRoutes.openapi(documentOp('post', 'resend', 'Send the document to the customer again', null, 'Through the mail interface; records lastSentAt.'), async (c) => {
   const ctx = serviceContext(c);
-  return c.json((await ops.resendInvoice(ctx, c.req.valid('param').id)) as never, 200);
+  return c.json((await resendInvoice(ctx, c.req.valid('param').id)) as never, 200);
 });
 
 const CommentSchema = z.object({ id: z.string(), text: z.string(), author: z.string().nullable(), createdAt: z.string() }).openapi('InvoiceComment');
@@ -382,7 +389,7 @@ invoiceRoutes.openapi(
   }),
   async (c) => {
     const b = c.req.valid('json');
-    return c.json(await ops.addComment(serviceContext(c), c.req.valid('param').id, b.text, b.author), 201);
+    return c.json(await addComment(serviceContext(c), c.req.valid('param').id, b.text, b.author), 201);
   },
 );
 
@@ -396,7 +403,7 @@ invoiceRoutes.openapi(
     request: { params, query: z.object(paginationQuery) },
     responses: { 200: jsonResponse(collectionSchema(CommentSchema, 'InvoiceCommentCollection'), 'Comments') },
   }),
-  async (c) => c.json(await ops.listComments(serviceContext(c), c.req.valid('param').id, c.req.valid('query')), 200),
+  async (c) => c.json(await listComments(serviceContext(c), c.req.valid('param').id, c.req.valid('query')), 200),
 );
 
 invoiceRoutes.openapi(
@@ -409,7 +416,7 @@ invoiceRoutes.openapi(
     request: { params },
     responses: { 200: jsonResponse(InvoiceSchema, 'The rendition') },
   }),
-  async (c) => c.json(invoices.renderLoaded(await invoices.loadInvoice(serviceContext(c), c.req.valid('param').id)) as never, 200),
+  async (c) => c.json(renderLoaded(await loadInvoice(serviceContext(c), c.req.valid('param').id)) as never, 200),
 );
 
 invoiceRoutes.openapi(
@@ -427,8 +434,8 @@ invoiceRoutes.openapi(
   async (c) => {
     const ctx = serviceContext(c);
     const id = c.req.valid('param').id;
-    if (customerScope(c)) await invoices.loadInvoice(ctx, id, customerScope(c));
-    return c.json(await ops.downloadLink(ctx, id, new URL(c.req.url).origin, c.req.valid('query').secondsValid ?? 3600), 200);
+    if (customerScope(c)) await loadInvoice(ctx, id, customerScope(c));
+    return c.json(await downloadLink(ctx, id, new URL(c.req.url).origin, c.req.valid('query').secondsValid ?? 3600), 200);
   },
 );
 
@@ -448,7 +455,7 @@ invoiceRoutes.openapi(
   async (c) => {
     const { key } = c.req.valid('param');
     const { expires, signature } = c.req.valid('query');
-    const expected = await ops.signDocument(c.env.JWT_SECRET, key, Number(expires));
+    const expected = await signDocument(c.env.JWT_SECRET, key, Number(expires));
     // Expiry is checked against the wall clock: links are infrastructure, not billing time.
     if (!timingSafeEqual(expected, signature) || Number(expires) * 1000 < systemNow().getTime()) throw ApiError.notFound('Document');
     const object = await c.env.DOCUMENTS.get(key);

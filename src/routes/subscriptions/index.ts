@@ -5,8 +5,14 @@ import { collectionSchema, paginationQuery, sortDirection } from '../../http/pag
 import { customFieldValues, decimalString, durationText, idParam, optionalText, timestamp } from '../../http/schemas';
 import { listSubscriptionEntitlements } from '../../services/subscriptions/entitlements';
 import { estimatedAmount } from '../../services/billing/estimates';
-import * as lifecycle from '../../services/subscriptions/lifecycle';
-import { createSubscription, createSubscriptionFromPlan, listSubscriptions, loadSubscription, renderSubscription, updateSubscription } from '../../services/subscriptions/subscriptions';
+import { type CancelInput, activateSubscription, cancelSubscription, extendTrial, pauseSubscription, resumeSubscription, revokeCancellation, revokeTrial, terminateSubscription } from '../../services/subscriptions/lifecycle';
+import { setInvoiceAddress } from '../../services/subscriptions/details';
+import { addComment, deleteSubscription, listComments, orderProducts, setPaymentMethod } from '../../services/subscriptions/details';
+import { createSubscription } from '../../services/subscriptions/create';
+import { createSubscriptionFromPlan } from '../../services/subscriptions/from-plan';
+import { listSubscriptions } from '../../services/subscriptions/list';
+import { loadSubscription, renderSubscription } from '../../services/subscriptions/aggregate';
+import { updateSubscription } from '../../services/subscriptions/update';
 import { ingestUsage, USAGE_BATCH_LIMIT } from '../../services/subscriptions/usage';
 import { estimatedInvoice } from '../../services/billing/billing';
 import { ApiError } from '../../http/errors';
@@ -343,7 +349,7 @@ subscriptionRoutes.openapi(
     responses: { 204: noContent },
   }),
   async (c) => {
-    await lifecycle.deleteSubscription(serviceContext(c), c.req.valid('param').id);
+    await deleteSubscription(serviceContext(c), c.req.valid('param').id);
     return c.body(null, 204);
   },
 );
@@ -355,15 +361,15 @@ const operations = [
     path: 'activate',
     summary: 'Activate a draft: billing starts',
     body: z.strictObject({ trialDays: z.number().int().min(0).max(730).nullable().optional() }).openapi('SubscriptionActivate'),
-    run: (ctx: Parameters<typeof lifecycle.activateSubscription>[0], id: string, b: { trialDays?: number | null }) =>
-      lifecycle.activateSubscription(ctx, id, b.trialDays ?? null),
+    run: (ctx: Parameters<typeof activateSubscription>[0], id: string, b: { trialDays?: number | null }) =>
+      activateSubscription(ctx, id, b.trialDays ?? null),
   },
-  { path: 'pause', summary: 'Pause billing', body: null, run: (ctx: never, id: string) => lifecycle.pauseSubscription(ctx, id) },
+  { path: 'pause', summary: 'Pause billing', body: null, run: (ctx: never, id: string) => pauseSubscription(ctx, id) },
   {
     path: 'resume',
     summary: 'Resume a paused subscription',
     body: z.strictObject({ nextBillingDate: timestamp.nullable().optional() }).openapi('SubscriptionResume'),
-    run: (ctx: never, id: string, b: { nextBillingDate?: string | null }) => lifecycle.resumeSubscription(ctx, id, b.nextBillingDate ?? null),
+    run: (ctx: never, id: string, b: { nextBillingDate?: string | null }) => resumeSubscription(ctx, id, b.nextBillingDate ?? null),
   },
   {
     path: 'cancel',
@@ -377,10 +383,10 @@ const operations = [
       })
       .openapi('SubscriptionCancel'),
     required: true,
-    run: (ctx: never, id: string, b: lifecycle.CancelInput) => lifecycle.cancelSubscription(ctx, id, b),
+    run: (ctx: never, id: string, b: CancelInput) => cancelSubscription(ctx, id, b),
   },
-  { path: 'revoke-cancellation', summary: 'Revoke a pending cancellation', body: null, run: (ctx: never, id: string) => lifecycle.revokeCancellation(ctx, id) },
-  { path: 'terminate', summary: 'Terminate at once: nothing more is billed', body: null, run: (ctx: never, id: string) => lifecycle.terminateSubscription(ctx, id) },
+  { path: 'revoke-cancellation', summary: 'Revoke a pending cancellation', body: null, run: (ctx: never, id: string) => revokeCancellation(ctx, id) },
+  { path: 'terminate', summary: 'Terminate at once: nothing more is billed', body: null, run: (ctx: never, id: string) => terminateSubscription(ctx, id) },
   {
     path: 'extend-trial',
     summary: 'Extend the trial',
@@ -389,15 +395,15 @@ const operations = [
       .openapi('SubscriptionExtendTrial'),
     required: true,
     run: (ctx: never, id: string, b: { trialDays?: number | null; trialEndsOn?: string | null }) =>
-      lifecycle.extendTrial(ctx, id, { trialDays: b.trialDays ?? null, trialEndsOn: b.trialEndsOn ?? null }),
+      extendTrial(ctx, id, { trialDays: b.trialDays ?? null, trialEndsOn: b.trialEndsOn ?? null }),
   },
-  { path: 'revoke-trial', summary: 'End the trial now', body: null, run: (ctx: never, id: string) => lifecycle.revokeTrial(ctx, id) },
+  { path: 'revoke-trial', summary: 'End the trial now', body: null, run: (ctx: never, id: string) => revokeTrial(ctx, id) },
   {
     path: 'invoice-address',
     summary: 'Set the invoice address (null: the customer default)',
     body: z.strictObject({ invoiceAddress: z.string().min(1).max(64).nullable() }).openapi('SubscriptionInvoiceAddress'),
     required: true,
-    run: (ctx: never, id: string, b: { invoiceAddress: string | null }) => lifecycle.setInvoiceAddress(ctx, id, b.invoiceAddress),
+    run: (ctx: never, id: string, b: { invoiceAddress: string | null }) => setInvoiceAddress(ctx, id, b.invoiceAddress),
   },
 ] as const;
 
@@ -434,7 +440,7 @@ subscriptionRoutes.openapi(
     },
     responses: { 200: jsonResponse(SubscriptionSchema, 'The subscription') },
   }),
-  async (c) => c.json((await lifecycle.setPaymentMethod(serviceContext(c), c.req.valid('param').id, c.req.valid('json').paymentMethodId)) as never, 200),
+  async (c) => c.json((await setPaymentMethod(serviceContext(c), c.req.valid('param').id, c.req.valid('json').paymentMethodId)) as never, 200),
 );
 
 subscriptionRoutes.openapi(
@@ -459,7 +465,7 @@ subscriptionRoutes.openapi(
     },
     responses: { 200: jsonResponse(SubscriptionSchema, 'The subscription') },
   }),
-  async (c) => c.json((await lifecycle.orderProducts(serviceContext(c), c.req.valid('param').id, c.req.valid('json'))) as never, 200),
+  async (c) => c.json((await orderProducts(serviceContext(c), c.req.valid('param').id, c.req.valid('json'))) as never, 200),
 );
 
 const CommentSchema = z.object({ id: z.string(), text: z.string(), author: z.string().nullable(), createdAt: z.string() }).openapi('SubscriptionComment');
@@ -476,7 +482,7 @@ subscriptionRoutes.openapi(
   }),
   async (c) => {
     const b = c.req.valid('json');
-    return c.json(await lifecycle.addComment(serviceContext(c), c.req.valid('param').id, b.text, b.author), 201);
+    return c.json(await addComment(serviceContext(c), c.req.valid('param').id, b.text, b.author), 201);
   },
 );
 
@@ -490,7 +496,7 @@ subscriptionRoutes.openapi(
     request: { params, query: z.object(paginationQuery) },
     responses: { 200: jsonResponse(collectionSchema(CommentSchema, 'SubscriptionCommentCollection'), 'Comments') },
   }),
-  async (c) => c.json(await lifecycle.listComments(serviceContext(c), c.req.valid('param').id, c.req.valid('query')), 200),
+  async (c) => c.json(await listComments(serviceContext(c), c.req.valid('param').id, c.req.valid('query')), 200),
 );
 
 subscriptionRoutes.openapi(

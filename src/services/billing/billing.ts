@@ -27,18 +27,12 @@ import {
 import { insertEvent } from '../../events/outbox';
 import type { ServiceContext } from '../context';
 import { newId } from '../../lib/ids';
-import { billingAddress, chooseBillingAddress, finalizationRequest, finalizeInvoice, renderInvoice, totalsOf, type InvoiceRow, type PositionRow } from '../invoices/invoices';
+import { billingAddress, chooseBillingAddress, totalsOf } from '../invoices/drafts';
+import { finalizationRequest, finalizeInvoice } from '../invoices/finalize';
+import { renderInvoice, type InvoiceRow, type PositionRow } from '../invoices/render';
 import { pricingOf } from '../catalogue/price-plans';
 import { loadSettings } from '../platform/settings';
-import {
-  assembleSubscriptions,
-  customerTimeZone,
-  loadSubscription,
-  renderSubscription,
-  type ItemAggregate,
-  type SubscriptionAggregate,
-  type SubscriptionRow,
-} from '../subscriptions/subscriptions';
+import { assembleSubscriptions, customerTimeZone, loadSubscription, renderSubscription, type ItemAggregate, type SubscriptionAggregate, type SubscriptionRow } from '../subscriptions/aggregate';
 import { taxOverrides } from '../catalogue/taxes';
 import { memo } from '../shared/memo';
 import { aggregateUsage } from '../subscriptions/usage';

@@ -6,7 +6,7 @@ import { priceFor } from '../../billing/pricing';
 import { measurements, pricePlans, products } from '../../db/schema';
 import type { ServiceContext } from '../context';
 import { pricingOf } from '../catalogue/price-plans';
-import { customerTimeZone, loadSubscription } from '../subscriptions/subscriptions';
+import { customerTimeZone, loadSubscription } from '../subscriptions/aggregate';
 import { aggregateUsage } from '../subscriptions/usage';
 import { couponInputs, estimatedInvoice } from './billing';
 import { applyCoupons } from '../../billing/discounts';

@@ -1,7 +1,7 @@
 import { and, desc, eq, isNotNull, sql } from 'drizzle-orm';
 import { fetchPage } from '../../db/paging';
 import { billingRuns, customers, invoices as invoiceTable } from '../../db/schema';
-import { finalizeInvoice } from '../invoices/invoices';
+import { finalizeInvoice } from '../invoices/finalize';
 import { loadSettings } from '../platform/settings';
 import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';

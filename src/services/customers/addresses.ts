@@ -6,18 +6,10 @@ import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { collection, type Page } from '../../http/pagination';
 import { newId } from '../../lib/ids';
-import {
-  addressRow,
-  checkAddressVatId,
-  commitCustomerChange,
-  loadCustomer,
-  nextUpdatedAt,
-  renderAddress,
-  type AddressInput,
-  type AddressResource,
-  type CustomerAggregate,
-  type EmailResource,
-} from './customers';
+import { addressRow, checkAddressVatId, type AddressInput } from './create';
+import { commitCustomerChange, nextUpdatedAt } from './update';
+import { loadCustomer } from './read';
+import { renderAddress, type AddressResource, type CustomerAggregate, type EmailResource } from './render';
 
 // Addresses and e-mail addresses of a customer. Each type has at most one default (a partial UNIQUE
 // index backs this); a change writes the sub-resource, bumps the customer and emits customer.updated

@@ -11,7 +11,7 @@ import { rawStatement, tenantRowsById } from '../../db/client';
 import { collection } from '../../http/pagination';
 import { newId } from '../../lib/ids';
 import { checkReference, resourceService } from '../shared/resource';
-import type { SubscriptionAggregate } from './subscriptions';
+import type { SubscriptionAggregate } from './aggregate';
 
 type FeatureRow = typeof features.$inferSelect;
 export interface FeatureInput {

@@ -7,7 +7,8 @@ import { pricingOf } from '../catalogue/price-plans';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { entitlementStatements } from './entitlements';
-import { commitSubscriptionChange, customerTimeZone, loadSubscription, renderItem, renderSubscription, type SubscriptionAggregate } from './subscriptions';
+import { commitSubscriptionChange } from './update';
+import { customerTimeZone, loadSubscription, renderItem, renderSubscription, type SubscriptionAggregate } from './aggregate';
 
 async function loadItem(ctx: ServiceContext, itemId: string) {
   const row = await ctx.db

@@ -2,7 +2,8 @@ import { and, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import { itemChanges, subscriptionItems, subscriptions } from '../../db/schema';
 import type { ServiceContext } from '../context';
 import { entitlementStatements } from './entitlements';
-import { commitSubscriptionChange, loadSubscription, type ItemAggregate } from './subscriptions';
+import { commitSubscriptionChange } from './update';
+import { loadSubscription, type ItemAggregate } from './aggregate';
 
 /** Subscriptions handled per sweep call; the cron and the test clock call again while work remains. */
 const SWEEP_LIMIT = 200;

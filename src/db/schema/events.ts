@@ -1,0 +1,67 @@
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+/** Transactional outbox: written in the same batch as the change it announces (docs/decisions.md, events). */
+export const events = sqliteTable(
+  'events',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    type: text('type').notNull(),
+    version: text('version').notNull(),
+    resourceId: text('resource_id'),
+    data: text('data', { mode: 'json' }).notNull(),
+    createdAt: text('created_at').notNull(),
+    publishedAt: text('published_at'),
+  },
+  (t) => [
+    index('events_tenant_idx').on(t.tenantId, t.createdAt),
+    index('events_unpublished_idx').on(t.publishedAt, t.createdAt),
+  ],
+);
+
+export const webhooks = sqliteTable(
+  'webhooks',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    url: text('url').notNull(),
+    events: text('events', { mode: 'json' }).$type<string[]>().notNull(),
+    version: text('version').notNull(),
+    enabled: integer('enabled', { mode: 'boolean' }).notNull(),
+    activities: text('activities', { mode: 'json' }).$type<string[]>().notNull(),
+    secret: text('secret').notNull(),
+    // After a rotation the old secret keeps signing (a second signature) until previous_secret_expires_at.
+    previousSecret: text('previous_secret'),
+    previousSecretExpiresAt: text('previous_secret_expires_at'),
+    failureCount: integer('failure_count').notNull(),
+    disabledReason: text('disabled_reason'),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [index('webhooks_tenant_idx').on(t.tenantId, t.enabled)],
+);
+
+/** One event for one webhook: its attempts live here, so retries can outlast what a queue allows. */
+export const webhookDeliveries = sqliteTable(
+  'webhook_deliveries',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    webhookId: text('webhook_id').notNull(),
+    eventId: text('event_id').notNull(),
+    eventType: text('event_type').notNull(),
+    status: text('status', { enum: ['pending', 'delivered', 'failed'] }).notNull(),
+    attempts: integer('attempts').notNull(),
+    lastResponseCode: integer('last_response_code'),
+    lastError: text('last_error'),
+    nextAttemptAt: text('next_attempt_at'),
+    lastAttemptAt: text('last_attempt_at'),
+    deadLetteredAt: text('dead_lettered_at'),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('webhook_deliveries_event_uq').on(t.webhookId, t.eventId),
+    index('webhook_deliveries_webhook_idx').on(t.tenantId, t.webhookId, t.createdAt),
+    index('webhook_deliveries_due_idx').on(t.status, t.nextAttemptAt),
+  ],
+);

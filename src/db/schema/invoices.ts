@@ -1,0 +1,129 @@
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+/**
+ * Billing documents: invoices, credit notes, cancellations, refunds, reminders and dunning letters.
+ * Amounts are integer minor units of `currency_code`. A draft has no number; finalization assigns
+ * the next number of the type's range (`number_seq`, gap-free, allocated by the TenantObject).
+ */
+export const invoices = sqliteTable(
+  'invoices',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    customerId: text('customer_id').notNull(),
+    type: text('type').notNull(),
+    status: text('status').notNull(),
+    number: text('number'),
+    createdAt: text('created_at').notNull(),
+    subscriptionId: text('subscription_id'),
+    currencyCode: text('currency_code').notNull().default('EUR'),
+    numberSeq: integer('number_seq'),
+    finalizationDate: text('finalization_date'),
+    dueDate: text('due_date'),
+    payDate: text('pay_date'),
+    lastSentAt: text('last_sent_at'),
+    lastReminderDate: text('last_reminder_date'),
+    dunningLevel: integer('dunning_level').notNull().default(0),
+    dunningStatus: text('dunning_status').notNull().default('none'),
+    dunningDisabled: integer('dunning_disabled', { mode: 'boolean' }).notNull().default(false),
+    invoiceAddress: text('invoice_address', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+    paymentMethodId: text('payment_method_id'),
+    referencedInvoiceId: text('referenced_invoice_id'),
+    internalNote: text('internal_note'),
+    title: text('title'),
+    introduction: text('introduction'),
+    closing: text('closing'),
+    netAmount: integer('net_amount').notNull().default(0),
+    taxAmount: integer('tax_amount').notNull().default(0),
+    grossAmount: integer('gross_amount').notNull().default(0),
+    discountAmount: integer('discount_amount').notNull().default(0),
+    paidAmount: integer('paid_amount').notNull().default(0),
+    taxBreakdown: text('tax_breakdown', { mode: 'json' }).$type<{ rate: string; category: string; taxableAmount: string; taxAmount: string }[] | null>(),
+    serviceDateFrom: text('service_date_from'),
+    serviceDateTo: text('service_date_to'),
+    sourceType: text('source_type').notNull().default('manual'),
+    customFields: text('custom_fields', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+    exchangeRates: text('exchange_rates', { mode: 'json' }).$type<Record<string, unknown>[] | null>(),
+    billingRunId: text('billing_run_id'),
+    documentKey: text('document_key'),
+    updatedAt: text('updated_at').notNull().default(''),
+  },
+  (t) => [
+    index('invoices_customer_idx').on(t.tenantId, t.customerId),
+    index('invoices_status_idx').on(t.tenantId, t.status, t.createdAt),
+    index('invoices_subscription_idx').on(t.tenantId, t.subscriptionId),
+    // The number ranges: one per document type, never a number twice.
+    uniqueIndex('invoices_number_seq_uq').on(t.tenantId, t.type, t.numberSeq),
+  ],
+);
+
+/** Invoice lines; `parent_id` groups lines under a header (at most two levels). */
+export const invoicePositions = sqliteTable(
+  'invoice_positions',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    invoiceId: text('invoice_id').notNull(),
+    parentId: text('parent_id'),
+    sort: integer('sort').notNull(),
+    name: text('name').notNull(),
+    description: text('description'),
+    quantity: text('quantity').notNull(),
+    unitPrice: text('unit_price').notNull(),
+    discountAmount: integer('discount_amount').notNull(),
+    netAmount: integer('net_amount').notNull(),
+    taxRate: text('tax_rate').notNull(),
+    taxCategory: text('tax_category').notNull(),
+    taxNote: text('tax_note'),
+    serviceFrom: text('service_from'),
+    serviceTo: text('service_to'),
+    kind: text('kind').notNull(),
+    productId: text('product_id'),
+    subscriptionItemId: text('subscription_item_id'),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [index('invoice_positions_invoice_idx').on(t.tenantId, t.invoiceId, t.sort)],
+);
+
+export const invoicePayments = sqliteTable(
+  'invoice_payments',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    invoiceId: text('invoice_id').notNull(),
+    amount: integer('amount').notNull(),
+    paymentDate: text('payment_date').notNull(),
+    description: text('description'),
+    paymentMethod: text('payment_method'),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [index('invoice_payments_invoice_idx').on(t.tenantId, t.invoiceId)],
+);
+
+export const invoiceComments = sqliteTable(
+  'invoice_comments',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    invoiceId: text('invoice_id').notNull(),
+    text: text('text').notNull(),
+    author: text('author'),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [index('invoice_comments_idx').on(t.tenantId, t.invoiceId, t.createdAt)],
+);
+
+/** Mails the service sent through the local mail interface (the fake used in tests and development). */
+export const outgoingMails = sqliteTable(
+  'outgoing_mails',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    to: text('to').notNull(),
+    subject: text('subject').notNull(),
+    body: text('body').notNull(),
+    attachmentKey: text('attachment_key'),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [index('outgoing_mails_tenant_idx').on(t.tenantId, t.createdAt)],
+);

@@ -1,0 +1,114 @@
+import { and, asc, count, desc, eq, or, sql, type SQL } from 'drizzle-orm';
+import { containsText, type Db, outer } from '../../db/client';
+import { customers } from '../../db/schema';
+import { ApiError } from '../../http/errors';
+import type { ServiceContext } from '../context';
+import { collection, pageOffset, type Page } from '../../http/pagination';
+import { type AddressResource, type ContactRef, type CustomerAggregate, type CustomerRow, type EmailResource, type GroupRef, type PartnerRef, renderCustomer } from './render';
+
+const bool = (column: string) => sql.raw(`json(CASE WHEN ${column} THEN 'true' ELSE 'false' END)`);
+
+// The embedded collections come from correlated JSON subqueries, so a page of customers is one statement.
+const embedded = {
+  addresses: sql<string>`(SELECT json_group_array(json_object('id', a.id, 'vatId', a.vat_id, 'type', a.type, 'default', ${bool('a.is_default')},
+      'status', a.status, 'city', a.city, 'zip', a.zip, 'street', a.street, 'houseNumber', a.house_number, 'countryCode', a.country_code,
+      'companyName', a.company_name, 'salutation', a.salutation, 'addition', a.addition, 'costCentre', a.cost_centre,
+      'firstName', a.first_name, 'lastName', a.last_name) ORDER BY a.created_at, a.id)
+    FROM customer_addresses a WHERE a.tenant_id = ${outer(customers.tenantId)} AND a.customer_id = ${outer(customers.id)})`,
+  emails: sql<string>`(SELECT json_group_array(json_object('id', e.id, 'email', e.email, 'receiverName', e.receiver_name, 'type', e.type,
+      'default', ${bool('e.is_default')}) ORDER BY e.created_at, e.id)
+    FROM customer_email_addresses e WHERE e.tenant_id = ${outer(customers.tenantId)} AND e.customer_id = ${outer(customers.id)})`,
+  group: sql<string | null>`(SELECT json_object('id', g.id, 'name', g.name, 'description', g.description)
+    FROM customer_groups g WHERE g.tenant_id = ${outer(customers.tenantId)} AND g.id = ${outer(customers.customerGroupId)})`,
+  contact: sql<string | null>`(SELECT json_object('id', p.id, 'firstName', p.first_name, 'lastName', p.last_name, 'email', p.email, 'avatar', p.avatar)
+    FROM contact_persons p WHERE p.tenant_id = ${outer(customers.tenantId)} AND p.id = ${outer(customers.contactPersonId)})`,
+  partner: sql<string | null>`(SELECT json_object('id', q.id, 'name', coalesce(q.company_name, nullif(trim(coalesce(q.first_name, '') || ' ' || coalesce(q.last_name, '')), ''), q.email),
+      'number', q.customer_number, 'email', q.email)
+    FROM customers q WHERE q.tenant_id = ${outer(customers.tenantId)} AND q.id = ${outer(customers.partnerId)})`,
+};
+
+function selectAggregates(db: Db) {
+  return db
+    .select({
+      row: customers,
+      addresses: embedded.addresses,
+      emails: embedded.emails,
+      group: embedded.group,
+      contact: embedded.contact,
+      partner: embedded.partner,
+    })
+    .from(customers);
+}
+
+type AggregateRecord = { row: CustomerRow; addresses: string; emails: string; group: string | null; contact: string | null; partner: string | null };
+
+function toAggregate(r: AggregateRecord): CustomerAggregate {
+  return {
+    row: r.row,
+    addresses: JSON.parse(r.addresses) as AddressResource[],
+    emails: JSON.parse(r.emails) as EmailResource[],
+    group: r.group ? (JSON.parse(r.group) as GroupRef) : null,
+    contact: r.contact ? (JSON.parse(r.contact) as ContactRef) : null,
+    partner: r.partner ? (JSON.parse(r.partner) as PartnerRef) : null,
+  };
+}
+
+export function byId(ctx: ServiceContext, id: string): SQL {
+  return and(eq(customers.tenantId, ctx.tenant.id), eq(customers.id, id))!;
+}
+
+export async function loadCustomer(ctx: ServiceContext, id: string): Promise<CustomerAggregate> {
+  const r = await selectAggregates(ctx.db).where(byId(ctx, id)).get();
+  if (!r) throw ApiError.notFound('Customer');
+  return toAggregate(r);
+}
+
+/** The customer's own row only; for operations that check existence or state without the embeds. */
+export async function findCustomerRow(ctx: ServiceContext, id: string): Promise<CustomerRow> {
+  const row = await ctx.db.select().from(customers).where(byId(ctx, id)).get();
+  if (!row) throw ApiError.notFound('Customer');
+  return row;
+}
+
+export interface CustomerListQuery extends Page {
+  search?: string;
+  status?: CustomerRow['status'];
+  customerNumber?: string;
+  email?: string;
+  orderCreatedAt?: 'asc' | 'desc';
+  orderCustomerNumber?: 'asc' | 'desc';
+}
+
+export async function listCustomers(ctx: ServiceContext, q: CustomerListQuery) {
+  const filters: (SQL | undefined)[] = [eq(customers.tenantId, ctx.tenant.id)];
+  if (q.status) filters.push(eq(customers.status, q.status));
+  if (q.customerNumber) filters.push(eq(customers.customerNumber, q.customerNumber));
+  if (q.email) filters.push(eq(customers.emailKey, q.email.trim().toLowerCase()));
+  if (q.search) {
+    const text = q.search.trim();
+    filters.push(
+      or(
+        containsText(customers.firstName, text),
+        containsText(customers.lastName, text),
+        containsText(sql`(coalesce(${outer(customers.firstName)}, '') || ' ' || coalesce(${outer(customers.lastName)}, ''))`, text),
+        containsText(customers.companyName, text),
+        containsText(customers.emailKey, text.toLowerCase()),
+        containsText(customers.customerNumber, text),
+      ),
+    );
+  }
+  const where = and(...filters);
+  const order: SQL[] = [];
+  if (q.orderCustomerNumber) order.push(q.orderCustomerNumber === 'asc' ? asc(customers.customerNumber) : desc(customers.customerNumber));
+  const createdDir = q.orderCreatedAt ?? 'desc';
+  order.push(createdDir === 'asc' ? asc(customers.createdAt) : desc(customers.createdAt));
+  order.push(createdDir === 'asc' ? asc(customers.id) : desc(customers.id));
+
+  const [[total], rows] = await ctx.db.batch([
+    ctx.db.select({ n: count() }).from(customers).where(where),
+    selectAggregates(ctx.db).where(where).orderBy(...order).limit(q.limit).offset(pageOffset(q)),
+  ]);
+  return collection(rows.map((r) => renderCustomer(toAggregate(r))), total?.n ?? 0, q);
+}
+
+/** Fields a customer has in both create and update bodies. */

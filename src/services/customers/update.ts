@@ -1,0 +1,202 @@
+import { and, count, eq, or, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import { isGuardFailure, requirePreviousChange } from '../../db/client';
+import { customerAddresses, customerEmailAddresses, customers, customerSessions, invoices } from '../../db/schema';
+import { insertEvent } from '../../events/outbox';
+import type { EventType } from '../../events/catalogue';
+import { ApiError, Violations } from '../../http/errors';
+import type { ServiceContext } from '../context';
+import { nextSequenceValue } from '../shared/sequences';
+import { normalizeVatId } from '../ports/vat-checker';
+import { type CustomerAggregate, type CustomerRow, type PartnerRef, partnerName, renderCustomer } from './render';
+import { byId, findCustomerRow, loadCustomer } from './read';
+import { type CustomerFields, checkCustomerFields, fieldColumns, mapUniqueViolation, vatValidity } from './create';
+
+export function writableCustomer(agg: CustomerAggregate): CustomerFields {
+  const r = agg.row;
+  return {
+    countryCode: r.countryCode,
+    email: r.email,
+    currencyCode: r.currencyCode,
+    customerGroup: r.customerGroupId,
+    contactPerson: r.contactPersonId,
+    timeZone: r.timeZone,
+    firstName: r.firstName,
+    lastName: r.lastName,
+    language: r.language,
+    ledgerId: r.ledgerId,
+    gender: r.gender,
+    vatId: r.vatId,
+    companyName: r.companyName,
+    phone: r.phone,
+    commercialRegisterName: r.commercialRegisterName,
+    commercialRegisterNumber: r.commercialRegisterNumber,
+    customerNumber: r.customerNumber,
+    taxExempt: r.taxExempt,
+    customFields: r.customFields,
+    isPartner: r.isPartner,
+  };
+}
+
+/**
+ * Writes a changed customer row, its event and any accompanying statements in one batch. The
+ * update is guarded by the previous `updatedAt`; if another write came first, the batch rolls back
+ * and the caller gets 409 instead of silently overwriting it.
+ */
+async function commitCustomerChange(
+  ctx: ServiceContext,
+  before: CustomerAggregate,
+  row: CustomerRow,
+  eventType: EventType,
+  extra: BatchItem<'sqlite'>[] = [],
+  aggOverride: Partial<CustomerAggregate> = {},
+) {
+  const agg: CustomerAggregate = { ...before, ...aggOverride, row };
+  const resource = renderCustomer(agg);
+  const { id: _id, tenantId: _t, createdAt: _c, ...changes } = row;
+  try {
+    await ctx.db.batch([
+      ctx.db.update(customers).set(changes).where(and(byId(ctx, row.id), eq(customers.updatedAt, before.row.updatedAt))),
+      requirePreviousChange(ctx.db),
+      insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: eventType, resourceId: row.id, data: resource, now: ctx.now }),
+      ...extra,
+    ]);
+  } catch (err) {
+    if (isGuardFailure(err)) throw ApiError.conflict('The customer was changed concurrently; reload and retry.', 'concurrent-update');
+    throw err;
+  }
+  return resource;
+}
+
+export async function updateCustomer(ctx: ServiceContext, id: string, input: CustomerFields) {
+  const before = await loadCustomer(ctx, id);
+  const v = new Violations();
+  const { settings, refs } = await checkCustomerFields(ctx, input, v, id);
+  if (before.row.isPartner && input.isPartner !== true) {
+    const [dependants] = await ctx.db
+      .select({ n: count() })
+      .from(customers)
+      .where(and(eq(customers.tenantId, ctx.tenant.id), eq(customers.partnerId, id)));
+    if ((dependants?.n ?? 0) > 0) v.add('isPartner', `The customer is the partner of ${dependants!.n} customers; unassign them first.`, 'partner_in_use');
+  }
+  v.throwIfAny();
+
+  const vatId = input.vatId ? normalizeVatId(input.vatId) : null;
+  const isVatIdValid = vatId === before.row.vatId ? before.row.isVatIdValid : await vatValidity(ctx, vatId);
+  // null removes the ledger id, unless debitor accounts are on: then the customer keeps (or gets) one.
+  let ledgerId = input.ledgerId ?? (settings['accounting.useDebitorAccounts'] ? before.row.ledgerId : null);
+  if (!ledgerId && settings['accounting.useDebitorAccounts']) {
+    ledgerId = String(await nextSequenceValue(ctx.db, ctx.tenant.id, 'ledger', settings['accounting.debitorAccountStart']));
+  }
+  const row: CustomerRow = {
+    ...before.row,
+    ...fieldColumns(input, { vatId, isVatIdValid, ledgerId, refs }),
+    customerNumber: input.customerNumber ?? before.row.customerNumber,
+    updatedAt: nextUpdatedAt(ctx, before.row),
+  };
+  // The login e-mail is also the default e-mail address; both change together.
+  const emails = before.emails.map((e) => (e.type === 'default' && e.default ? { ...e, email: input.email } : e));
+  const syncEmail = ctx.db
+    .update(customerEmailAddresses)
+    .set({ email: input.email, updatedAt: row.updatedAt })
+    .where(
+      and(
+        eq(customerEmailAddresses.tenantId, ctx.tenant.id),
+        eq(customerEmailAddresses.customerId, id),
+        eq(customerEmailAddresses.type, 'default'),
+        eq(customerEmailAddresses.isDefault, true),
+      ),
+    );
+  try {
+    return await commitCustomerChange(ctx, before, row, 'customer.updated', [syncEmail], { emails, group: refs.group, contact: refs.contact });
+  } catch (err) {
+    const mapped = mapUniqueViolation(err, false);
+    if (mapped instanceof ApiError) throw mapped;
+    throw err;
+  }
+}
+
+/**
+ * `updatedAt` doubles as the optimistic-concurrency token, so it must change on every write even
+ * when a frozen test clock returns the same instant twice.
+ */
+function nextUpdatedAt(ctx: ServiceContext, row: Pick<CustomerRow, 'updatedAt'>): string {
+  const now = ctx.now.toISOString();
+  if (now > row.updatedAt) return now;
+  return new Date(new Date(row.updatedAt).getTime() + 1).toISOString();
+}
+
+export async function setCustomerStatus(ctx: ServiceContext, id: string, action: 'archive' | 'unarchive') {
+  const before = await loadCustomer(ctx, id);
+  const from = before.row.status;
+  const allowed = action === 'archive' ? from !== 'STATUS_ARCHIVED' : from === 'STATUS_ARCHIVED';
+  if (!allowed) throw ApiError.conflict(`Cannot ${action} a customer in status ${from}.`, 'invalid-transition');
+  const row: CustomerRow = {
+    ...before.row,
+    status: action === 'archive' ? 'STATUS_ARCHIVED' : 'STATUS_ACTIVE',
+    updatedAt: nextUpdatedAt(ctx, before.row),
+  };
+  return commitCustomerChange(ctx, before, row, action === 'archive' ? 'customer.archived' : 'customer.unarchived');
+}
+
+/** Assigns or removes the partner whose address and payment method bill this customer's subscriptions. */
+export async function setCustomerPartner(ctx: ServiceContext, id: string, partnerId: string | null) {
+  const before = await loadCustomer(ctx, id);
+  let partner: PartnerRef | null = null;
+  if (partnerId !== null) {
+    const v = new Violations();
+    const p = await ctx.db.select().from(customers).where(byId(ctx, partnerId)).get();
+    if (!p) v.add('partner', 'No such customer.', 'not_found');
+    else if (p.id === id) v.add('partner', 'A customer cannot be its own partner.', 'self_reference');
+    else if (!p.isPartner) v.add('partner', 'The customer is not marked as a partner (isPartner).', 'not_a_partner');
+    else if (p.partnerId) v.add('partner', 'A partner cannot itself be billed through another partner.', 'partner_chain');
+    else if (before.row.isPartner) v.add('partner', 'A partner cannot be assigned to another partner.', 'partner_chain');
+    v.throwIfAny();
+    partner = { id: p!.id, name: partnerName(p!), number: p!.customerNumber, email: p!.email };
+  }
+  const row: CustomerRow = { ...before.row, partnerId, updatedAt: nextUpdatedAt(ctx, before.row) };
+  return commitCustomerChange(ctx, before, row, 'customer.updated', [], { partner });
+}
+
+export async function getBillingSettings(ctx: ServiceContext, id: string) {
+  const row = await findCustomerRow(ctx, id);
+  return { requiresManualInvoiceApproval: row.requiresManualInvoiceApproval };
+}
+
+/** Merge-patch semantics: an absent field stays as it is, null inherits the tenant setting. */
+export async function updateBillingSettings(ctx: ServiceContext, id: string, patch: { requiresManualInvoiceApproval?: boolean | null }) {
+  const before = await loadCustomer(ctx, id);
+  if (patch.requiresManualInvoiceApproval === undefined) return { requiresManualInvoiceApproval: before.row.requiresManualInvoiceApproval };
+  const value = patch.requiresManualInvoiceApproval;
+  const row: CustomerRow = { ...before.row, requiresManualInvoiceApproval: value, updatedAt: nextUpdatedAt(ctx, before.row) };
+  await commitCustomerChange(ctx, before, row, 'customer.updated');
+  return { requiresManualInvoiceApproval: value };
+}
+
+export async function deleteCustomer(ctx: ServiceContext, id: string) {
+  const before = await loadCustomer(ctx, id);
+  const [documents, dependants] = await ctx.db.batch([
+    ctx.db.select({ n: count() }).from(invoices).where(and(eq(invoices.tenantId, ctx.tenant.id), eq(invoices.customerId, id))),
+    ctx.db.select({ n: count() }).from(customers).where(and(eq(customers.tenantId, ctx.tenant.id), eq(customers.partnerId, id))),
+  ]);
+  if ((documents[0]?.n ?? 0) > 0) throw ApiError.conflict('The customer has documents and cannot be deleted; archive it instead.', 'has-documents');
+  if ((dependants[0]?.n ?? 0) > 0) throw ApiError.conflict('The customer is the partner of other customers; unassign them first.', 'partner-in-use');
+
+  const tenantId = ctx.tenant.id;
+  // The guard repeats the document check inside the batch: an invoice written meanwhile keeps the customer.
+  try {
+    await ctx.db.batch([
+      ctx.db.delete(customers).where(and(byId(ctx, id), sql`NOT EXISTS (SELECT 1 FROM invoices WHERE tenant_id = ${tenantId} AND customer_id = ${id})`)),
+      requirePreviousChange(ctx.db),
+      insertEvent(ctx.db, { tenantId, type: 'customer.deleted', resourceId: id, data: { id, customerNumber: before.row.customerNumber }, now: ctx.now }),
+      ctx.db.delete(customerAddresses).where(and(eq(customerAddresses.tenantId, tenantId), eq(customerAddresses.customerId, id))),
+      ctx.db.delete(customerEmailAddresses).where(and(eq(customerEmailAddresses.tenantId, tenantId), eq(customerEmailAddresses.customerId, id))),
+      ctx.db.delete(customerSessions).where(and(eq(customerSessions.tenantId, tenantId), eq(customerSessions.customerId, id))),
+    ]);
+  } catch (err) {
+    if (isGuardFailure(err)) throw ApiError.conflict('The customer has documents and cannot be deleted; archive it instead.', 'has-documents');
+    throw err;
+  }
+}
+
+export { commitCustomerChange, nextUpdatedAt };

@@ -1,0 +1,62 @@
+import { and, asc, eq } from 'drizzle-orm';
+import { splitPayment } from '../../billing/invoice-totals';
+import { Dec, formatMoney, fromMinorUnits, roundMoney, toMinorUnitsSafe } from '../../billing/money';
+import { invoicePayments } from '../../db/schema';
+import { ApiError, Violations } from '../../http/errors';
+import type { ServiceContext } from '../context';
+import { newId } from '../../lib/ids';
+import { commitInvoiceChange } from './write';
+import { loadInvoice } from './read';
+import { type InvoiceRow } from './render';
+import { OPEN, money, requireStatus } from './operations';
+
+export interface PaymentInput {
+  amount: string;
+  paymentDate: string;
+  description: string | null;
+  paymentMethod: string | null;
+}
+
+/** Records a (partial) payment; a payment covering the rest makes the invoice paid. Overpayments are refused. */
+export async function addPayment(ctx: ServiceContext, id: string, input: PaymentInput) {
+  const before = await loadInvoice(ctx, id);
+  requireStatus(before, OPEN, 'record a payment on');
+  const currency = before.row.currencyCode;
+  const v = new Violations();
+  if (!roundMoney(input.amount, currency).eq(new Dec(input.amount))) v.add('amount', `Has more decimals than ${currency} allows.`, 'too_many_decimals');
+  if (new Dec(input.amount).lte(0)) v.add('amount', 'Must be greater than 0.', 'too_small');
+  v.throwIfAny();
+  const unpaid = money(before.row.grossAmount - before.row.paidAmount, currency);
+  const split = splitPayment(unpaid, input.amount, currency);
+  if (new Dec(split.overpayment).gt(0)) {
+    throw ApiError.violation('amount', `The payment exceeds the unpaid amount of ${unpaid} ${currency}.`, 'overpayment');
+  }
+  const paidAmount = before.row.paidAmount + toMinorUnitsSafe(input.amount, currency);
+  const settled = paidAmount >= before.row.grossAmount;
+  const payment = {
+    id: newId(),
+    tenantId: ctx.tenant.id,
+    invoiceId: id,
+    amount: toMinorUnitsSafe(input.amount, currency),
+    paymentDate: new Date(input.paymentDate).toISOString(),
+    description: input.description,
+    paymentMethod: input.paymentMethod,
+    createdAt: ctx.now.toISOString(),
+  };
+  const changes: Partial<InvoiceRow> = settled ? { paidAmount, status: 'STATUS_PAID', payDate: payment.paymentDate } : { paidAmount };
+  return commitInvoiceChange(ctx, before, changes, settled ? ['invoice.updated', 'invoice.paid'] : ['invoice.updated'], {
+    statements: [ctx.db.insert(invoicePayments).values(payment)],
+  });
+}
+
+export async function listPayments(ctx: ServiceContext, id: string) {
+  const inv = await loadInvoice(ctx, id);
+  const rows = await ctx.db
+    .select()
+    .from(invoicePayments)
+    .where(and(eq(invoicePayments.tenantId, ctx.tenant.id), eq(invoicePayments.invoiceId, id)))
+    .orderBy(asc(invoicePayments.createdAt));
+  return rows.map((p) => ({ id: p.id, amount: formatMoney(fromMinorUnits(p.amount, inv.row.currencyCode), inv.row.currencyCode), paymentDate: p.paymentDate, description: p.description, paymentMethod: p.paymentMethod }));
+}
+
+/** Negated copies of positions, for documents that reverse an invoice. */

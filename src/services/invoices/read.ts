@@ -1,0 +1,98 @@
+import { and, asc, count, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
+import { inJson, outer, tenantRowsById } from '../../db/client';
+import { customers, invoicePositions, invoices } from '../../db/schema';
+import { ApiError } from '../../http/errors';
+import type { ServiceContext } from '../context';
+import { collection, pageOffset, type Page } from '../../http/pagination';
+import { type InvoiceAggregate, renderInvoice } from './render';
+
+export function byId(ctx: ServiceContext, id: string) {
+  return and(eq(invoices.tenantId, ctx.tenant.id), eq(invoices.id, id));
+}
+
+export async function loadInvoice(ctx: ServiceContext, id: string, customerScope?: string): Promise<InvoiceAggregate> {
+  const row = await ctx.db.select().from(invoices).where(and(byId(ctx, id), customerScope ? eq(invoices.customerId, customerScope) : undefined)).get();
+  if (!row) throw ApiError.notFound('Invoice');
+  const [positions, customerRows, cancellation] = await ctx.db.batch([
+    ctx.db.select().from(invoicePositions).where(and(eq(invoicePositions.tenantId, ctx.tenant.id), eq(invoicePositions.invoiceId, id))).orderBy(asc(invoicePositions.sort)),
+    ctx.db.select().from(customers).where(and(eq(customers.tenantId, ctx.tenant.id), eq(customers.id, row.customerId))),
+    ctx.db
+      .select({ id: invoices.id, number: invoices.number })
+      .from(invoices)
+      .where(and(eq(invoices.tenantId, ctx.tenant.id), eq(invoices.referencedInvoiceId, id), eq(invoices.type, 'TYPE_CANCEL'))),
+  ]);
+  const agg = { row, positions, customer: customerRows[0]! };
+  (agg as InvoiceAggregate & { cancellation?: { id: string; number: string | null } }).cancellation = cancellation[0];
+  return agg;
+}
+
+export function renderLoaded(agg: InvoiceAggregate) {
+  const resource = renderInvoice(agg);
+  const cancellation = (agg as InvoiceAggregate & { cancellation?: { id: string; number: string | null } }).cancellation;
+  return { ...resource, cancellationDocument: cancellation ? { id: cancellation.id, number: cancellation.number } : null };
+}
+
+export interface InvoiceListQuery extends Page {
+  status?: string[];
+  type?: string[];
+  customer?: string;
+  subscription?: string;
+  number?: string;
+  createdFrom?: string;
+  createdTo?: string;
+  dueFrom?: string;
+  dueTo?: string;
+  order: { field: 'number' | 'creationDate' | 'dueDate' | 'grossAmount'; dir: 'asc' | 'desc' }[];
+  /** A customer principal sees only its own documents, and no drafts. */
+  customerScope?: string;
+}
+
+const ORDER = { number: invoices.numberSeq, creationDate: invoices.createdAt, dueDate: invoices.dueDate, grossAmount: invoices.grossAmount };
+
+export async function listInvoices(ctx: ServiceContext, q: InvoiceListQuery) {
+  const filters: (SQL | undefined)[] = [eq(invoices.tenantId, ctx.tenant.id)];
+  if (q.status?.length) filters.push(inJson(invoices.status, q.status));
+  if (q.type?.length) filters.push(inJson(invoices.type, q.type));
+  if (q.customer) filters.push(eq(invoices.customerId, q.customer));
+  if (q.customerScope) filters.push(eq(invoices.customerId, q.customerScope), sql`${invoices.status} <> 'STATUS_DRAFT'`);
+  if (q.subscription) {
+    // A consolidated invoice (billing group) bills several subscriptions: match any of its lines.
+    filters.push(sql`(${invoices.subscriptionId} = ${q.subscription} OR EXISTS (SELECT 1 FROM invoice_positions p JOIN subscription_items i
+      ON i.tenant_id = p.tenant_id AND i.id = p.subscription_item_id WHERE p.tenant_id = ${outer(invoices.tenantId)} AND p.invoice_id = ${outer(invoices.id)} AND i.subscription_id = ${q.subscription}))`);
+  }
+  if (q.number) filters.push(eq(invoices.number, q.number));
+  if (q.createdFrom) filters.push(gte(invoices.createdAt, q.createdFrom));
+  if (q.createdTo) filters.push(lte(invoices.createdAt, q.createdTo));
+  if (q.dueFrom) filters.push(gte(invoices.dueDate, q.dueFrom));
+  if (q.dueTo) filters.push(lte(invoices.dueDate, q.dueTo));
+  const where = and(...filters);
+  const order = q.order.map((o) => (o.dir === 'asc' ? asc(ORDER[o.field]) : desc(ORDER[o.field])));
+  const [[total], rows] = await ctx.db.batch([
+    ctx.db.select({ n: count() }).from(invoices).where(where),
+    ctx.db
+      .select()
+      .from(invoices)
+      .where(where)
+      .orderBy(...order, desc(invoices.createdAt), desc(invoices.id))
+      .limit(q.limit)
+      .offset(pageOffset(q)),
+  ]);
+  const ids = rows.map((r) => r.id);
+  const customerIds = [...new Set(rows.map((r) => r.customerId))];
+  const [positions, customerRows] = ids.length
+    ? await ctx.db.batch([
+        ctx.db
+          .select()
+          .from(invoicePositions)
+          .where(and(eq(invoicePositions.tenantId, ctx.tenant.id), inJson(invoicePositions.invoiceId, ids)))
+          .orderBy(asc(invoicePositions.sort)),
+        ctx.db.select().from(customers).where(tenantRowsById(customers, ctx.tenant.id, customerIds)),
+      ])
+    : [[], []];
+  const customerMap = new Map(customerRows.map((c) => [c.id, c]));
+  return collection(
+    rows.map((row) => renderInvoice({ row, positions: positions.filter((p) => p.invoiceId === row.id), customer: customerMap.get(row.customerId)! })),
+    total?.n ?? 0,
+    q,
+  );
+}

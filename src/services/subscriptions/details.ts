@@ -1,0 +1,139 @@
+import { and, asc, eq, inArray } from 'drizzle-orm';
+import { isGuardFailure, requirePreviousChange } from '../../db/client';
+import { appliedDiscounts, customerAddresses, paymentMethods, subscriptionComments, subscriptionItems, subscriptions } from '../../db/schema';
+import { insertEvent } from '../../events/outbox';
+import { ApiError, Violations } from '../../http/errors';
+import type { ServiceContext } from '../context';
+import type { Page } from '../../http/pagination';
+import { fetchPage } from '../../db/paging';
+import { newId } from '../../lib/ids';
+import { entitlementStatements } from './entitlements';
+import { checkItems, itemRow, insertItems, withPrice, type ItemInput } from './create';
+import { commitSubscriptionChange } from './update';
+import { loadSubscription } from './aggregate';
+import { requireAction } from './lifecycle';
+
+export async function setInvoiceAddress(ctx: ServiceContext, id: string, addressId: string | null) {
+  const before = await loadSubscription(ctx, id);
+  requireAction(before, 'change-invoice-address');
+  let address = null;
+  if (addressId) {
+    address = await ctx.db
+      .select()
+      .from(customerAddresses)
+      .where(and(eq(customerAddresses.tenantId, ctx.tenant.id), eq(customerAddresses.id, addressId), eq(customerAddresses.customerId, before.row.customerId)))
+      .get();
+    if (!address) throw ApiError.violation('invoiceAddress', 'No such address of this customer.', 'not_found');
+  }
+  return (await commitSubscriptionChange(ctx, before, { invoiceAddressId: addressId }, 'subscription.invoice_address.updated', { after: { invoiceAddress: address ?? null } }))
+    .resource;
+}
+
+export async function setPaymentMethod(ctx: ServiceContext, id: string, paymentMethodId: string | null) {
+  const before = await loadSubscription(ctx, id);
+  requireAction(before, 'change-payment-method');
+  let method = null;
+  if (paymentMethodId) {
+    method = await ctx.db
+      .select()
+      .from(paymentMethods)
+      .where(and(eq(paymentMethods.tenantId, ctx.tenant.id), eq(paymentMethods.id, paymentMethodId), eq(paymentMethods.customerId, before.row.customerId)))
+      .get();
+    if (!method) throw ApiError.violation('paymentMethodId', 'No such payment method of this customer.', 'not_found');
+  } else {
+    method =
+      (await ctx.db
+        .select()
+        .from(paymentMethods)
+        .where(and(eq(paymentMethods.tenantId, ctx.tenant.id), eq(paymentMethods.customerId, before.row.customerId), eq(paymentMethods.isDefault, true)))
+        .get()) ?? null;
+  }
+  return (await commitSubscriptionChange(ctx, before, { paymentMethodId }, 'subscription.payment_method.updated', { after: { paymentMethod: method } })).resource;
+}
+
+export interface OrderProductsInput {
+  billingStart: string | null;
+  startDate: string | null;
+  endDate: string | null;
+  products: ItemInput[];
+}
+
+/** Adds add-ons (recurring) and one-time charges; items starting later wait as pending. */
+export async function orderProducts(ctx: ServiceContext, id: string, input: OrderProductsInput) {
+  const before = await loadSubscription(ctx, id);
+  requireAction(before, 'order-products');
+  const v = new Violations();
+  const catalogue = await checkItems(ctx, before.row.customerId, input.products, 'products', v);
+  const existing = await checkItems(
+    ctx,
+    before.row.customerId,
+    before.items.map((i) => ({ product: i.productId, pricePlan: i.pricePlanId, quantity: i.quantity })),
+    'items',
+    new Violations(),
+  );
+  const currencies = new Set([...existing.prices.values(), ...catalogue.prices.values()].map((p) => p.currencyCode));
+  if (currencies.size > 1) v.add('products', `All items must share one currency (found ${[...currencies].join(', ')}).`, 'mixed_currencies');
+  if (input.startDate && input.endDate && input.endDate <= input.startDate) v.add('endDate', 'Must lie after startDate.', 'out_of_range');
+  v.throwIfAny();
+  const iso = ctx.now.toISOString();
+  const startsLater = input.startDate !== null && new Date(input.startDate) > ctx.now;
+  const active = before.row.status === 'active' && !startsLater;
+  const rows = input.products.map((p) => {
+    const price = catalogue.prices.get(p.pricePlan);
+    return itemRow(ctx, id, p, catalogue.products.get(p.product), price, {
+      type: price?.type === 'one_time' ? 'charge' : 'addon',
+      status: active ? 'active' : 'pending',
+      activatedAt: active ? iso : null,
+      startDate: input.startDate ? new Date(input.startDate).toISOString() : null,
+      endDate: input.endDate ? new Date(input.endDate).toISOString() : null,
+      billingStart: input.billingStart ? new Date(input.billingStart).toISOString() : input.startDate ? new Date(input.startDate).toISOString() : null,
+    });
+  });
+  const items = [...before.items, ...rows.map((r) => withPrice(r, catalogue))];
+  const after = { ...before, items };
+  const entitlement = before.row.status === 'active' ? await entitlementStatements(ctx, after) : { statements: [], events: [] };
+  return (
+    await commitSubscriptionChange(ctx, before, {}, 'subscription.products.ordered', {
+      items,
+      statements: [...insertItems(ctx, rows), ...entitlement.statements],
+      extraEvents: entitlement.events,
+    })
+  ).resource;
+}
+
+export async function deleteSubscription(ctx: ServiceContext, id: string) {
+  const before = await loadSubscription(ctx, id);
+  requireAction(before, 'delete');
+  const t = ctx.tenant.id;
+  try {
+    await ctx.db.batch([
+      ctx.db.delete(subscriptions).where(and(eq(subscriptions.tenantId, t), eq(subscriptions.id, id), inArray(subscriptions.status, ['draft', 'offer']))),
+      requirePreviousChange(ctx.db),
+      ctx.db.delete(subscriptionItems).where(and(eq(subscriptionItems.tenantId, t), eq(subscriptionItems.subscriptionId, id))),
+      ctx.db.delete(appliedDiscounts).where(and(eq(appliedDiscounts.tenantId, t), eq(appliedDiscounts.subscriptionId, id))),
+      ctx.db.delete(subscriptionComments).where(and(eq(subscriptionComments.tenantId, t), eq(subscriptionComments.subscriptionId, id))),
+      insertEvent(ctx.db, { tenantId: t, type: 'subscription.deleted', resourceId: id, data: { id, number: before.row.number }, now: ctx.now }),
+    ]);
+  } catch (err) {
+    if (isGuardFailure(err)) throw ApiError.conflict('Only draft subscriptions can be deleted.', 'invalid-transition');
+    throw err;
+  }
+}
+
+export async function addComment(ctx: ServiceContext, id: string, text: string, author: string | null) {
+  await loadSubscription(ctx, id);
+  const row = { id: newId(), tenantId: ctx.tenant.id, subscriptionId: id, text, author, createdAt: ctx.now.toISOString() };
+  await ctx.db.insert(subscriptionComments).values(row);
+  return { id: row.id, text: row.text, author: row.author, createdAt: row.createdAt };
+}
+
+export async function listComments(ctx: ServiceContext, id: string, page: Page) {
+  await loadSubscription(ctx, id);
+  const where = and(eq(subscriptionComments.tenantId, ctx.tenant.id), eq(subscriptionComments.subscriptionId, id));
+  return fetchPage(ctx.db, subscriptionComments, where, [asc(subscriptionComments.createdAt), asc(subscriptionComments.id)], page, (r) => ({
+    id: r.id,
+    text: r.text,
+    author: r.author,
+    createdAt: r.createdAt,
+  }));
+}

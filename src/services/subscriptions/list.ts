@@ -1,0 +1,98 @@
+import { and, asc, count, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { parseDuration } from '../../billing/durations';
+import { contractTerm } from '../../billing/periods';
+import { inJson, outer, tenantRowsById } from '../../db/client';
+import { customers, subscriptions } from '../../db/schema';
+import type { ServiceContext } from '../context';
+import { collection, pageOffset, type Page } from '../../http/pagination';
+import { type SubscriptionStatus, assembleSubscriptions, renderSubscription } from './aggregate';
+
+export interface SubscriptionListQuery extends Page {
+  ids?: string[];
+  customers?: string[];
+  number?: string;
+  statuses?: SubscriptionStatus[];
+  paymentMethodTypes?: string[];
+  productIds?: string[];
+  partner?: string;
+  order: { field: 'status' | 'createdAt' | 'activatedAt' | 'trialEndsOn' | 'contractEnd'; dir: 'asc' | 'desc' }[];
+}
+
+const ORDER_COLUMNS = {
+  status: subscriptions.status,
+  createdAt: subscriptions.createdAt,
+  activatedAt: subscriptions.activatedAt,
+  trialEndsOn: subscriptions.trialEndsOn,
+};
+
+/**
+ * Sorting by the contract end: the end moves with every automatic renewal, so it is computed per
+ * subscription at `now` (open-ended subscriptions never end: last ascending, first descending), then the page is cut.
+ */
+async function listByContractEnd(ctx: ServiceContext, q: SubscriptionListQuery, where: SQL, dir: 'asc' | 'desc') {
+  const rows = await ctx.db
+    .select({ id: subscriptions.id, start: subscriptions.contractStart, period: subscriptions.contractPeriod, createdAt: subscriptions.createdAt, timeZone: customers.timeZone })
+    .from(subscriptions)
+    .innerJoin(customers, and(eq(customers.tenantId, subscriptions.tenantId), eq(customers.id, subscriptions.customerId)))
+    .where(where);
+  const ends = rows.map((r) => {
+    const period = r.period ? parseDuration(r.period) : null;
+    const start = new Date(r.start);
+    const end = period ? contractTerm(start, period, ctx.now < start ? start : ctx.now, r.timeZone).end : null;
+    return { ...r, end: end?.toISOString() ?? null };
+  });
+  ends.sort((a, b) => {
+    if (a.end !== b.end) {
+      // No contract end means never ending: after every date ascending, before them descending.
+      const cmp = a.end === null ? 1 : b.end === null ? -1 : a.end.localeCompare(b.end);
+      return dir === 'asc' ? cmp : -cmp;
+    }
+    return b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id);
+  });
+  const pageIds = ends.slice(pageOffset(q), pageOffset(q) + q.limit).map((r) => r.id);
+  const pageRows = pageIds.length ? await ctx.db.select().from(subscriptions).where(tenantRowsById(subscriptions, ctx.tenant.id, pageIds)) : [];
+  const ordered = pageIds.map((id) => pageRows.find((r) => r.id === id)!);
+  const aggs = await assembleSubscriptions(ctx, ordered);
+  return collection(
+    aggs.map((a) => renderSubscription(a, ctx.now)),
+    ends.length,
+    q,
+  );
+}
+
+export async function listSubscriptions(ctx: ServiceContext, q: SubscriptionListQuery) {
+  const t = ctx.tenant.id;
+  const filters: (SQL | undefined)[] = [eq(subscriptions.tenantId, t)];
+  if (q.ids?.length) filters.push(inJson(subscriptions.id, q.ids));
+  if (q.customers?.length) filters.push(inJson(subscriptions.customerId, q.customers));
+  if (q.number) filters.push(eq(subscriptions.number, q.number));
+  if (q.statuses?.length) filters.push(inJson(subscriptions.status, q.statuses));
+  if (q.paymentMethodTypes?.length) {
+    filters.push(sql`EXISTS (SELECT 1 FROM payment_methods m WHERE m.tenant_id = ${t} AND ${inJson(sql.raw('m.type'), q.paymentMethodTypes)}
+      AND m.id = coalesce(${outer(subscriptions.paymentMethodId)},
+        (SELECT d.id FROM payment_methods d WHERE d.tenant_id = ${t} AND d.customer_id = ${outer(subscriptions.customerId)} AND d.is_default = 1 LIMIT 1)))`);
+  }
+  if (q.productIds?.length) {
+    filters.push(sql`EXISTS (SELECT 1 FROM subscription_items i WHERE i.tenant_id = ${t} AND i.subscription_id = ${outer(subscriptions.id)}
+      AND ${inJson(sql.raw('i.product_id'), q.productIds)})`);
+  }
+  if (q.partner) {
+    filters.push(sql`EXISTS (SELECT 1 FROM customers c WHERE c.tenant_id = ${t} AND c.id = ${outer(subscriptions.customerId)} AND c.partner_id = ${q.partner})`);
+  }
+  const where = and(...filters);
+  const byEnd = q.order.find((o) => o.field === 'contractEnd');
+  if (byEnd) return listByContractEnd(ctx, q, where!, byEnd.dir);
+  const order: SQL[] = [];
+  for (const o of q.order) order.push(o.dir === 'asc' ? asc(ORDER_COLUMNS[o.field as keyof typeof ORDER_COLUMNS]) : desc(ORDER_COLUMNS[o.field as keyof typeof ORDER_COLUMNS]));
+  order.push(desc(subscriptions.createdAt), desc(subscriptions.id));
+  const [[total], rows] = await ctx.db.batch([
+    ctx.db.select({ n: count() }).from(subscriptions).where(where),
+    ctx.db.select().from(subscriptions).where(where).orderBy(...order).limit(q.limit).offset(pageOffset(q)),
+  ]);
+  const aggs = await assembleSubscriptions(ctx, rows);
+  return collection(
+    aggs.map((a) => renderSubscription(a, ctx.now)),
+    total?.n ?? 0,
+    q,
+  );
+}

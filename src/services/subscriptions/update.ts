@@ -1,0 +1,125 @@
+import { and, eq } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import { Dec } from '../../billing/money';
+import { isGuardFailure, isUniqueViolation, requirePreviousChange } from '../../db/client';
+import { coupons, products, subscriptionItems, subscriptions } from '../../db/schema';
+import { insertEvent } from '../../events/outbox';
+import type { EventType } from '../../events/catalogue';
+import { ApiError, Violations } from '../../http/errors';
+import type { ServiceContext } from '../context';
+import { checkCustomFieldValues, selectCustomFieldDefinitions } from '../customers/custom-fields';
+import { type ItemAggregate, type SubscriptionAggregate, type SubscriptionRow, loadSubscription, renderSubscription } from './aggregate';
+import { type SubscriptionInput, checkItems, checkSubscriptionReferences, insertItems, itemRow, withPrice } from './create';
+
+export async function commitSubscriptionChange(
+  ctx: ServiceContext,
+  before: SubscriptionAggregate,
+  changes: Partial<SubscriptionRow>,
+  eventType: EventType,
+  options: { statements?: BatchItem<'sqlite'>[]; items?: ItemAggregate[]; extraEvents?: { type: EventType; data: unknown }[]; after?: Partial<SubscriptionAggregate> } = {},
+) {
+  const nowIso = ctx.now.toISOString();
+  const updatedAt = nowIso > before.row.updatedAt ? nowIso : new Date(new Date(before.row.updatedAt).getTime() + 1).toISOString();
+  const row: SubscriptionRow = { ...before.row, ...changes, updatedAt };
+  // Items this change touched carry its time, as their stored rows do.
+  const items = (options.items ?? before.items).map((i) => {
+    const old = before.items.find((b) => b.id === i.id);
+    return !old || JSON.stringify(old) !== JSON.stringify(i) ? { ...i, updatedAt: nowIso } : i;
+  });
+  const agg: SubscriptionAggregate = { ...before, ...options.after, row, items };
+  const resource = renderSubscription(agg, ctx.now);
+  const { id: _id, tenantId: _t, createdAt: _c, ...set } = row;
+  try {
+    await ctx.db.batch([
+      ctx.db
+        .update(subscriptions)
+        .set(set)
+        .where(and(eq(subscriptions.tenantId, ctx.tenant.id), eq(subscriptions.id, row.id), eq(subscriptions.updatedAt, before.row.updatedAt))),
+      requirePreviousChange(ctx.db),
+      ...(options.statements ?? []),
+      insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: eventType, resourceId: row.id, data: resource, now: ctx.now }),
+      ...(options.extraEvents ?? []).map((e) => insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: e.type, resourceId: row.id, data: e.data, now: ctx.now })),
+    ]);
+  } catch (err) {
+    if (isGuardFailure(err)) throw ApiError.conflict('The subscription was changed concurrently; reload and retry.', 'concurrent-update');
+    throw err;
+  }
+  return { resource, agg };
+}
+
+export async function updateSubscription(ctx: ServiceContext, id: string, input: SubscriptionInput) {
+  const before = await loadSubscription(ctx, id);
+  const r = before.row;
+  const v = new Violations();
+  const defs = await selectCustomFieldDefinitions(ctx.db, ctx.tenant.id, 'subscription');
+  checkCustomFieldValues(defs, input.customFields, v);
+  const descriptive = { name: input.name ?? r.name, externalId: input.externalId, poNumber: input.poNumber, customFields: input.customFields };
+  if (r.status !== 'draft') {
+    const sameItems =
+      JSON.stringify(input.items.map((i) => [i.product, i.pricePlan, new Dec(i.quantity).toString()])) ===
+      JSON.stringify(before.items.filter((i) => i.type === 'item').map((i) => [i.productId, i.pricePlanId, new Dec(i.quantity).toString()]));
+    const fixed: [string, unknown, unknown][] = [
+      ['customer', input.customer, r.customerId],
+      ['plan', input.plan, r.planId],
+      ['billingGroup', input.billingGroup, r.billingGroupId],
+      ['trialDays', input.trialDays, r.trialDays],
+      ['periods.contractPeriod', input.contractPeriod ?? r.contractPeriod, r.contractPeriod],
+      ['periods.cancellationPeriod', input.cancellationPeriod ?? r.cancellationPeriod, r.cancellationPeriod],
+      ['paymentMethod', input.paymentMethod, r.paymentMethodId],
+      ['invoiceAddress', input.invoiceAddress, r.invoiceAddressId],
+      ['number', input.number ?? r.number, r.number],
+      ['contractDetails.contractStart', input.contractStart ?? r.contractStart, r.contractStart],
+    ];
+    const changed = fixed.filter(([, a, b]) => a !== b).map(([f]) => f);
+    if (!sameItems) changed.push('items');
+    if (input.coupons.length) changed.push('coupons');
+    if (changed.length) {
+      throw ApiError.conflict(
+        `A ${r.status} subscription changes ${changed.join(', ')} through its operations (activate, cancel, products, payment-method, invoice-address, subscription items), not PUT.`,
+        'invalid-transition',
+      );
+    }
+    v.throwIfAny();
+    return (await commitSubscriptionChange(ctx, before, descriptive, 'subscription.updated')).resource;
+  }
+  const refs = await checkSubscriptionReferences(ctx, input, v);
+  const catalogue = await checkItems(ctx, input.customer, input.items, 'items', v);
+  if (input.coupons.length) v.add('coupons', 'Coupons are given when the subscription is created.', 'not_allowed');
+  v.throwIfAny();
+  const items = input.items.map((i) => itemRow(ctx, id, i, catalogue.products.get(i.product), catalogue.prices.get(i.pricePlan)));
+  const changes: Partial<SubscriptionRow> = {
+    ...descriptive,
+    number: input.number ?? r.number,
+    customerId: input.customer,
+    planId: input.plan,
+    billingGroupId: input.billingGroup,
+    paymentMethodId: input.paymentMethod,
+    invoiceAddressId: input.invoiceAddress,
+    contractStart: input.contractStart ?? r.contractStart,
+    contractPeriod: input.contractPeriod ?? refs.plan?.contractPeriod ?? null,
+    cancellationPeriod: input.cancellationPeriod ?? refs.plan?.cancellationPeriod ?? null,
+    trialDays: input.trialDays,
+  };
+  try {
+    return (
+      await commitSubscriptionChange(ctx, before, changes, 'subscription.updated', {
+        items: items.map((i) => withPrice(i, catalogue)),
+        statements: [
+          ctx.db.delete(subscriptionItems).where(and(eq(subscriptionItems.tenantId, ctx.tenant.id), eq(subscriptionItems.subscriptionId, id))),
+          ...insertItems(ctx, items),
+        ],
+        after: {
+          customer: refs.customer ?? before.customer,
+          partner: refs.partner,
+          plan: refs.plan,
+          billingGroup: refs.billingGroup,
+          paymentMethod: refs.paymentMethod,
+          invoiceAddress: refs.invoiceAddress,
+        },
+      })
+    ).resource;
+  } catch (err) {
+    if (isUniqueViolation(err, 'number')) throw ApiError.violation('number', 'Another subscription already has this number.', 'not_unique');
+    throw err;
+  }
+}
