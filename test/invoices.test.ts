@@ -335,7 +335,7 @@ describe('billing runs: exactly once', () => {
     // Billing outside the TenantObject (instant usage pushed through the API) writes the draft, then
     // numbers it through the object. Here two subscriptions are billed that way and the worker dies
     // before the third invoice is numbered.
-    const { billSubscription } = await import('../src/services/billing/billing');
+    const { billSubscription } = await import('../src/services/billing/bill');
     const ctx = await workerContext(t, '2025-03-01T10:00:00Z');
     for (const id of subs.slice(0, 2)) expect((await billSubscription(ctx, id, ctx.now, 'crashed-run')).invoiceId).toEqual(expect.any(String));
     // The third invoice is written, then the object that numbers it is gone: the worker dies there.
@@ -343,8 +343,8 @@ describe('billing runs: exactly once', () => {
     const deadObject = { ...env, TENANT: { getByName: () => ({ finalizeDocument: () => Promise.reject(new Error('worker died')) }) } } as never;
     const dying = { ...ctx, numbering: stubNumbering(deadObject, ctx.db) };
     await expect(billSubscription(dying, subs[2]!, ctx.now, 'crashed-run')).rejects.toThrow('worker died');
-    const { composeInvoice } = await import('../src/services/billing/billing');
-    expect(await composeInvoice(ctx, subs[0]!, ctx.now, null)).toBeNull();
+    const { composeDue } = await import('../src/services/billing/compose');
+    expect(await composeDue(ctx, subs[0]!, ctx.now, null)).toBeNull();
     expect((await invoiceCounts(t)).map((c) => c.statuses).sort()).toEqual(['STATUS_DRAFT', 'STATUS_UNPAID', 'STATUS_UNPAID']);
     // The next run (the test clock moving on) picks up from there.
     await api('/test-clock', { method: 'PUT', token: t.key, body: { now: '2025-03-01T11:00:00Z' } });
@@ -361,7 +361,7 @@ describe('billing runs: exactly once', () => {
     const t = await createTenant();
     await api('/test-clock', { method: 'PUT', token: t.key, body: { now: '2025-03-01T10:00:00Z' } });
     const subs = await activeSubscriptions(t, 3);
-    const { billSubscription } = await import('../src/services/billing/billing');
+    const { billSubscription } = await import('../src/services/billing/bill');
     const base = await workerContext(t, '2025-03-01T10:00:00Z');
     // The numbering batch fails (the object is reset, D1 refuses): neither draft nor ledger row stays.
     const failing = { ...base, numbering: { finalize: () => Promise.reject(new Error('D1 went away')) } };

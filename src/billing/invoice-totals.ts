@@ -13,7 +13,7 @@
 // - Rounded amounts come back formatted with exactly the currency's minor-unit scale ("7.50",
 //   JPY "1001", KWD "0.088"); exact (unrounded) amounts come back as plain decimal strings.
 import type Decimal from 'decimal.js';
-import { checkDecimal, currencyScale, Dec, formatDecimal, MAX_UNIT_PRICE_DECIMALS, parseDecimal, toDecimalString } from './money';
+import { checkDecimal, currencyScale, Dec, formatDecimal, fromMinorUnits, MAX_UNIT_PRICE_DECIMALS, parseDecimal, toDecimalString, toMinorUnitsSafe } from './money';
 import { checkTaxRate } from './tax';
 
 const ZERO = new Dec(0);
@@ -249,5 +249,44 @@ export function creditableAmount(originalGross: string, alreadyCredited: readonl
     credited: fmt(credited, scale),
     creditable: fmt(Dec.max(original.minus(credited), ZERO), scale),
     overCredited: fmt(Dec.max(credited.minus(original), ZERO), scale),
+  };
+}
+
+/** What `positionTotals` needs of a stored invoice position (amounts in minor units). */
+export interface TotalsPosition {
+  kind: string;
+  netAmount: number;
+  discountAmount: number;
+  taxRate: string;
+  taxCategory: string;
+  serviceFrom: string | null;
+  serviceTo: string | null;
+}
+
+/**
+ * An invoice's totals from its positions (EN16931: tax per rate on the sum of the nets), in minor
+ * units, with the service period they span. Header positions group lines and carry no amount.
+ */
+export function positionTotals(all: readonly TotalsPosition[], currency: string) {
+  const positions = all.filter((p) => p.kind !== 'header');
+  const t = invoiceTotals(
+    positions.map((p) => ({
+      net: fromMinorUnits(p.netAmount, currency).toString(),
+      taxRate: p.taxRate,
+      taxCategory: p.taxCategory,
+      discount: fromMinorUnits(p.discountAmount, currency).toString(),
+    })),
+    currency,
+  );
+  const froms = positions.map((p) => p.serviceFrom).filter((x): x is string => x !== null).sort();
+  const tos = positions.map((p) => p.serviceTo).filter((x): x is string => x !== null).sort();
+  return {
+    netAmount: toMinorUnitsSafe(t.net, currency),
+    taxAmount: toMinorUnitsSafe(t.tax, currency),
+    grossAmount: toMinorUnitsSafe(t.gross, currency),
+    discountAmount: toMinorUnitsSafe(t.discount, currency),
+    taxBreakdown: t.taxes,
+    serviceDateFrom: froms[0] ?? null,
+    serviceDateTo: tos[tos.length - 1] ?? null,
   };
 }

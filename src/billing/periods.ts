@@ -441,3 +441,20 @@ export function trialEnd(start: Date, trialDays: number, timeZone: string): Date
   if (!Number.isSafeInteger(trialDays) || trialDays < 0) throw new RangeError('trialDays must be a non-negative integer.');
   return addDuration(start, { years: 0, months: 0, weeks: 0, days: trialDays }, 1, timeZone);
 }
+
+/** When a subscription activated at `now` starts, ends its trial and is first billed. */
+export interface ActivationSchedule {
+  /** The contract start, never before `now`. */
+  contractStart: Date;
+  trialEndsOn: Date | null;
+  /** The first billing anchor: after the trial, moved to the billing group's day. */
+  billingAnchor: Date;
+}
+
+export function activationSchedule(input: { contractStart: Date; trialDays: number; billingGroup: BillingGroupRule | null; now: Date; timeZone: string }): ActivationSchedule {
+  const contractStart = input.contractStart < input.now ? input.now : input.contractStart;
+  const trialEndsOn = input.trialDays > 0 ? trialEnd(contractStart, input.trialDays, input.timeZone) : null;
+  const billingStart = trialEndsOn ?? contractStart;
+  const billingAnchor = input.billingGroup ? alignToBillingGroup(billingStart, input.billingGroup, input.timeZone) : billingStart;
+  return { contractStart, trialEndsOn, billingAnchor };
+}

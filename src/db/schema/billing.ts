@@ -12,7 +12,8 @@ export const billingLedger = sqliteTable(
     periodStart: text('period_start').notNull(),
     kind: text('kind').notNull(),
     periodEnd: text('period_end'),
-    invoiceId: text('invoice_id').notNull(),
+    // The invoice that billed the period; null for a period a resume skipped (billed as nothing).
+    invoiceId: text('invoice_id'),
     createdAt: text('created_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.subscriptionItemId, t.periodStart, t.kind] }), index('billing_ledger_invoice_idx').on(t.tenantId, t.invoiceId)],

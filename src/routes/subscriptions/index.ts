@@ -14,7 +14,7 @@ import { listSubscriptions } from '../../services/subscriptions/list';
 import { loadSubscription, renderSubscription } from '../../services/subscriptions/aggregate';
 import { updateSubscription } from '../../services/subscriptions/update';
 import { ingestUsage, USAGE_BATCH_LIMIT } from '../../services/subscriptions/usage';
-import { estimatedInvoice } from '../../services/billing/billing';
+import { estimatedInvoice } from '../../services/billing/estimates';
 import { ApiError } from '../../http/errors';
 import { InvoiceSchema } from '../invoices/index';
 import { EntitlementSchema } from '../entitlements/schemas';

@@ -7,7 +7,8 @@ import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import type { Page } from '../../http/pagination';
 import type { BillingRunView } from '../../objects/tenant-object-api';
-import { billInstantUsage, billSubscription, candidateSubscriptions, preloadChunk } from './billing';
+import { billInstantUsage, billSubscription, candidateSubscriptions } from './bill';
+import { preloadChunk } from './inputs';
 
 type RunRow = typeof billingRuns.$inferSelect;
 

@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { parseDuration } from '../../billing/durations';
-import { alignToBillingGroup, nextPossibleCancellationDates, trialEnd } from '../../billing/periods';
+import { activationSchedule, alignToBillingGroup, nextPossibleCancellationDates, trialEnd } from '../../billing/periods';
 import { cancellationReasons, couponRedemptions, subscriptionItems } from '../../db/schema';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
@@ -105,13 +105,15 @@ export async function activateSubscription(ctx: ServiceContext, id: string, tria
   if (before.customer.status !== 'STATUS_ACTIVE') v.add('customer', `The customer is ${before.customer.status}.`, 'not_active');
   v.throwIfAny();
 
-  const tz = customerTimeZone(before);
   const now = ctx.now;
-  const contractStart = new Date(before.row.contractStart) < now ? now : new Date(before.row.contractStart);
   const trialDays = trialDaysOverride ?? before.row.trialDays;
-  const trialEndsOn = trialDays > 0 ? trialEnd(contractStart, trialDays, tz) : null;
-  const billingStart = trialEndsOn ?? contractStart;
-  const anchor = before.billingGroup ? alignToBillingGroup(billingStart, before.billingGroup, tz) : billingStart;
+  const { contractStart, trialEndsOn, billingAnchor: anchor } = activationSchedule({
+    contractStart: new Date(before.row.contractStart),
+    trialDays,
+    billingGroup: before.billingGroup,
+    now,
+    timeZone: customerTimeZone(before),
+  });
   const iso = now.toISOString();
   const items = itemsWith(before, (i) => {
     const starts = i.startDate && i.startDate > iso;

@@ -4,7 +4,7 @@ import { parseDuration } from '../../billing/durations';
 import { Dec, toDecimalString } from '../../billing/money';
 import { billingGroupStepOptions, periodAt } from '../../billing/periods';
 import { fetchPage } from '../../db/paging';
-import { billInstantUsage } from '../billing/billing';
+import { billInstantUsage } from '../billing/bill';
 import { billingGroups, customers, measurements, products, subscriptionItems, subscriptions, usageEvents, pricePlans } from '../../db/schema';
 import { tenantRowsById } from '../../db/client';
 import { ApiError, type Violation } from '../../http/errors';

@@ -1,0 +1,84 @@
+import { and, asc, eq, gt, inArray, lte, sql } from 'drizzle-orm';
+import { planInstantUsage } from '../../billing/plan';
+import { pricePlans, subscriptionItems, subscriptions, usageEvents } from '../../db/schema';
+import type { ServiceContext } from '../context';
+import { memo } from '../shared/memo';
+import { loadSubscription } from '../subscriptions/aggregate';
+import { commitComposed, type BillResult } from './commit';
+import { composeDue, composePlanned } from './compose';
+import { loadCatalogue, toPlanPrice, type BillingPreload } from './inputs';
+
+/**
+ * Bills what is due at `asOf` of a subscription — together with the customer's other subscriptions
+ * in the same billing group — as one invoice, exactly once (see commit.ts).
+ */
+export async function billSubscription(ctx: ServiceContext, subscriptionId: string, asOf: Date, runId: string | null, preload?: BillingPreload): Promise<BillResult> {
+  const composed = await composeDue(ctx, subscriptionId, asOf, runId, preload);
+  const hasInstantUsage = await memo(ctx, `instant:${subscriptionId}`, () => subscriptionHasInstantUsage(ctx, subscriptionId));
+  if (!composed) return { invoiceId: null, lines: 0, skipped: 'nothing_due', hasInstantUsage };
+  return { ...(await commitComposed(ctx, composed, asOf)), hasInstantUsage };
+}
+
+async function subscriptionHasInstantUsage(ctx: ServiceContext, subscriptionId: string): Promise<boolean> {
+  const row = await ctx.db
+    .select({ id: subscriptionItems.id })
+    .from(subscriptionItems)
+    .innerJoin(pricePlans, and(eq(pricePlans.tenantId, subscriptionItems.tenantId), eq(pricePlans.id, subscriptionItems.pricePlanId)))
+    .where(and(eq(subscriptionItems.tenantId, ctx.tenant.id), eq(subscriptionItems.subscriptionId, subscriptionId), eq(pricePlans.type, 'instant_metered')))
+    .get();
+  return row !== undefined;
+}
+
+/** Subscriptions that may have something due, after `afterId`, in id order (the run's cursor). */
+export async function candidateSubscriptions(ctx: ServiceContext, afterId: string, limit: number) {
+  return ctx.db
+    .select()
+    .from(subscriptions)
+    .where(
+      and(
+        eq(subscriptions.tenantId, ctx.tenant.id),
+        inArray(subscriptions.status, ['active', 'paused', 'cancelled']),
+        sql`${subscriptions.billingAnchor} IS NOT NULL`,
+        gt(subscriptions.id, afterId),
+      ),
+    )
+    .orderBy(asc(subscriptions.id))
+    .limit(limit);
+}
+
+/**
+ * instant_metered usage is billed at once: every push not yet on an invoice becomes its own invoice
+ * (one line, the pushed quantity priced by the item's price plan). The ledger key names the event,
+ * so a push is billed exactly once however often this runs.
+ */
+export async function billInstantUsage(ctx: ServiceContext, subscriptionId: string, asOf: Date, runId: string | null) {
+  const pending = await ctx.db
+    .select({ eventId: usageEvents.eventId, itemId: usageEvents.subscriptionItemId, quantity: usageEvents.quantity, measuredAt: usageEvents.measuredAt })
+    .from(usageEvents)
+    .innerJoin(subscriptionItems, and(eq(subscriptionItems.tenantId, usageEvents.tenantId), eq(subscriptionItems.id, usageEvents.subscriptionItemId)))
+    .innerJoin(pricePlans, and(eq(pricePlans.tenantId, subscriptionItems.tenantId), eq(pricePlans.id, subscriptionItems.pricePlanId)))
+    .where(
+      and(
+        eq(usageEvents.tenantId, ctx.tenant.id),
+        eq(subscriptionItems.subscriptionId, subscriptionId),
+        eq(pricePlans.type, 'instant_metered'),
+        lte(usageEvents.measuredAt, asOf.toISOString()),
+        sql`NOT EXISTS (SELECT 1 FROM billing_ledger l WHERE l.subscription_item_id = ${usageEvents.subscriptionItemId} AND l.kind = 'instant:' || ${usageEvents.eventId})`,
+      ),
+    )
+    .orderBy(asc(usageEvents.measuredAt), asc(usageEvents.eventId))
+    .limit(100);
+  let invoices = 0;
+  for (const e of pending) {
+    // A single push is its own invoice, never consolidated with a billing group.
+    const agg = await loadSubscription(ctx, subscriptionId);
+    const item = agg.items.find((i) => i.id === e.itemId);
+    if (!item) continue;
+    const catalogue = await loadCatalogue(ctx, [item.pricePlanId], [item.productId]);
+    const price = catalogue.prices.get(item.pricePlanId);
+    if (!price) continue;
+    const composed = await composePlanned(ctx, [{ agg, lines: planInstantUsage(item, toPlanPrice(price), e) }], catalogue.products, runId);
+    if (composed && (await commitComposed(ctx, composed, asOf)).invoiceId) invoices++;
+  }
+  return invoices;
+}
