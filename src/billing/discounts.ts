@@ -1,4 +1,4 @@
-// Coupons on priced invoice lines (DESIGN §7, spec §2.3 coupon, issue 5: item price → coupon
+// Coupons on priced invoice lines (docs/decisions.md, Foundations and Invoices and billing: item price → coupon
 // discount → tax). Pure: decimal strings in and out, decimal.js (`Dec`) in between; no I/O, no clock.
 //
 // Semantics the billing engine relies on:

@@ -1,4 +1,4 @@
-/** A calendar duration such as `14D`, `2W`, `1M`, `3M`, `1Y` or `1Y6M` (DESIGN §6). */
+/** A calendar duration such as `14D`, `2W`, `1M`, `3M`, `1Y` or `1Y6M` (docs/decisions.md, Foundations). */
 export interface Duration {
   years: number;
   months: number;

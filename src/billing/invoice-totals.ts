@@ -1,4 +1,4 @@
-// Invoice line and document totals (DESIGN §3 and §7, spec §2.5, EN16931). Pure: decimal strings
+// Invoice line and document totals (docs/decisions.md, Foundations and Invoices and billing; EN16931). Pure: decimal strings
 // in, decimal strings out, decimal.js (`Dec`) in between; no I/O, no clock, never a JS number for money.
 //
 // Semantics the billing engine relies on:
@@ -86,7 +86,7 @@ function parseAtScale(value: string, scale: number, what: string, options: { all
   return d.isZero() ? new Dec(0) : d;
 }
 
-/** Position net (DESIGN §7): quantity × unitPrice × factor − discount (discount capped at the line, towards 0), rounded once half-up (away from zero) to the currency. */
+/** Position net (docs/decisions.md, Invoices and billing): quantity × unitPrice × factor − discount (discount capped at the line, towards 0), rounded once half-up (away from zero) to the currency. */
 export function lineNet(line: LineNetInput, currency: string): LineNetResult {
   const scale = currencyScale(currency);
   const quantity = parseDecimal(line.quantity, { maxDecimals: MAX_UNIT_PRICE_DECIMALS });

@@ -17,7 +17,7 @@ export const Dec = Decimal.clone({
 /** An instance of `Dec` (the same class type as decimal.js' `Decimal`). */
 export type Dec = Decimal;
 
-/** Unit prices may carry up to this many decimals (DESIGN §3). */
+/** Unit prices may carry up to this many decimals (docs/decisions.md, Foundations). */
 export const MAX_UNIT_PRICE_DECIMALS = 10;
 /** Digits before the decimal point any parsed value may have; keeps every product inside 40 digits. */
 export const MAX_INTEGER_DIGITS = 18;
@@ -126,7 +126,7 @@ export interface WireMoney {
   currencyCode: string;
 }
 
-/** Wire format (DESIGN §3): `{ amount: "119.00", currencyCode: "EUR" }`, rounded half-up to the currency's scale. */
+/** Wire format (docs/decisions.md, Foundations): `{ amount: "119.00", currencyCode: "EUR" }`, rounded half-up to the currency's scale. */
 export function formatMoney(amount: Decimal | string, currencyCode: string): WireMoney {
   return { amount: formatDecimal(amount, currencyScale(currencyCode)), currencyCode };
 }

@@ -1,4 +1,4 @@
-// Calendar periods (DESIGN §6–7): billing periods, billing-group anchors, contract terms,
+// Calendar periods (docs/decisions.md, Foundations): billing periods, billing-group anchors, contract terms,
 // cancellation dates, proration and trials. Pure functions: `now` is always an argument.
 //
 // Instants are JS `Date`s (UTC). Calendar arithmetic happens on the local calendar date and
@@ -24,7 +24,7 @@
 import type { Duration } from './durations';
 import { Dec } from './money';
 
-/** The time zone used when a customer has none (DESIGN §6). */
+/** The time zone used when a customer has none (docs/decisions.md, Foundations). */
 export const DEFAULT_TIME_ZONE = 'Europe/Berlin';
 
 /** Most periods `periodsBetween` returns unless told otherwise. */
@@ -74,7 +74,7 @@ export interface PeriodsBetweenOptions extends AddDurationOptions {
 
 export type BillingGroupType = 'start_of_month' | 'end_of_month' | 'start_of_year' | 'end_of_year' | 'custom';
 
-/** The fields of a billing group (spec §2.4) that decide the billing anchor. */
+/** The fields of a billing group that decide the billing anchor. */
 export interface BillingGroupRule {
   type: BillingGroupType;
   customDay: number | null;
@@ -423,7 +423,7 @@ export function nextPossibleCancellationDates(input: CancellationDatesInput): Da
 // ---------------------------------------------------------------------------------------------
 // Proration and trials
 
-/** DESIGN §7 proration: used local calendar days (the used range clipped to the half-open period) / calendar days in the period, as a 40-significant-digit half-up decimal string. */
+/** Proration (docs/decisions.md, Foundations): used local calendar days (the used range clipped to the half-open period) / calendar days in the period, as a 40-significant-digit half-up decimal string. */
 export function prorationFactor(period: { start: Date; end: Date }, used: { start: Date; end: Date }, timeZone: string): Proration {
   const ps = instantMs(period.start, 'period.start');
   const pe = instantMs(period.end, 'period.end');

@@ -1,4 +1,4 @@
-// Price of a quantity under a price plan (DESIGN §7). Pure: decimal strings in, exact decimal
+// Price of a quantity under a price plan (docs/decisions.md, Foundations). Pure: decimal strings in, exact decimal
 // strings out. The amount is NOT rounded: the invoice line rounds once, half-up, to the currency.
 import { checkDecimal, Dec, MAX_UNIT_PRICE_DECIMALS, parseDecimal, toDecimalString, type DecimalProblem } from './money';
 

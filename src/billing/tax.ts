@@ -1,4 +1,4 @@
-// VAT rate and category of a supply (DESIGN §7). Pure: no I/O, no clock; the date is an argument.
+// VAT rate and category of a supply (docs/decisions.md, Foundations and Catalogue). Pure: no I/O, no clock; the date is an argument.
 // Categories are the EN16931 / UNCL5305 codes: S standard, Z zero rated, E exempt, AE reverse
 // charge, K intra-Community supply, G export outside the EU.
 import { EU_VAT_RATES, type EuVatPeriod } from '../reference/eu-vat-rates';

@@ -1,4 +1,4 @@
-/** Base delays between attempts, in seconds: together more than three days (DESIGN §8). */
+/** Base delays between attempts, in seconds: together more than three days (docs/decisions.md, Events and webhooks). */
 export const RETRY_DELAYS_SECONDS = [30, 120, 600, 1800, 3600, 7200, 14_400, 28_800, 43_200, 86_400, 86_400, 86_400];
 export const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
 

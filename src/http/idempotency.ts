@@ -11,7 +11,7 @@ export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 const IN_FLIGHT_TIMEOUT_MS = 60 * 1000;
 
 /**
- * Idempotency-Key for POST and PUT (DESIGN §3). The key is claimed with a UNIQUE insert before any
+ * Idempotency-Key for POST and PUT (docs/decisions.md, HTTP conventions). The key is claimed with a UNIQUE insert before any
  * work happens, so two concurrent requests with one key never both run.
  */
 export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {

@@ -43,7 +43,7 @@ export function pageOffset({ page, limit }: Page): number {
   return (page - 1) * limit;
 }
 
-/** The single shape of every collection response (DESIGN §3). */
+/** The single shape of every collection response (docs/decisions.md, Foundations). */
 export function collection<T>(items: T[], totalItems: number, { page, limit }: Page) {
   return {
     data: items,

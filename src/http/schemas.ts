@@ -59,5 +59,5 @@ export const durationText = z
   .refine((v) => parseDuration(v) !== null, { message: 'Must be a duration like 14D, 2W, 1M, 3M, 1Y or 1Y6M.', params: { code: 'invalid_duration' } })
   .openapi({ example: '1M' });
 
-/** Money on the wire: a decimal string in major units and its currency (DESIGN §3). */
+/** Money on the wire: a decimal string in major units and its currency (docs/decisions.md, Foundations). */
 export const moneyInput = z.strictObject({ amount: decimalString(4), currencyCode });

@@ -37,7 +37,7 @@ function runBudget(env: Env): RunBudget {
 }
 
 /**
- * One per tenant (DESIGN §1): the place for work that must be serial within a tenant. It owns the
+ * One per tenant (docs/decisions.md, Foundations): the place for work that must be serial within a tenant. It owns the
  * gap-free document number ranges; billing runs join it with the rest of the billing issue.
  */
 export class TenantObject extends DurableObject<Env> implements TenantObjectApi {

@@ -42,7 +42,7 @@ export interface DraftInput {
   positions: PositionInput[];
 }
 
-/** The invoice currency: the customer's, else the tenant's default (DESIGN §7). */
+/** The invoice currency: the customer's, else the tenant's default (docs/decisions.md, Foundations). */
 export function invoiceCurrency(customer: Pick<CustomerRow, 'currencyCode'>, tenant: { defaultCurrency: string }) {
   return customer.currencyCode ?? tenant.defaultCurrency;
 }
