@@ -24,9 +24,6 @@
 import type { Duration } from './durations';
 import { Dec } from './money';
 
-/** The time zone used when a customer has none (docs/decisions.md, Foundations). */
-export const DEFAULT_TIME_ZONE = 'Europe/Berlin';
-
 /** Most periods `periodsBetween` returns unless told otherwise. */
 export const DEFAULT_MAX_PERIODS = 1000;
 

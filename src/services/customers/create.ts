@@ -12,6 +12,7 @@ import { nextSequenceValue } from '../shared/sequences';
 import { hasValidVatFormat, isEuVatId, normalizeVatId } from '../ports/vat-checker';
 import { type AddressRow, type ContactRef, type CustomerRow, type EmailRow, type GroupRef, renderAddress, renderCustomer, renderEmail } from './render';
 
+/** Fields a customer has in both create and update bodies. */
 export interface CustomerFields {
   countryCode: string;
   email: string;
@@ -257,5 +258,3 @@ export async function createCustomer(ctx: ServiceContext, input: CustomerCreateI
     }
   }
 }
-
-/** The writable view of a customer: the body of PUT, and the document a merge patch applies to. */

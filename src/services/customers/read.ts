@@ -110,5 +110,3 @@ export async function listCustomers(ctx: ServiceContext, q: CustomerListQuery) {
   ]);
   return collection(rows.map((r) => renderCustomer(toAggregate(r))), total?.n ?? 0, q);
 }
-
-/** Fields a customer has in both create and update bodies. */

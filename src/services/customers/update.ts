@@ -12,6 +12,7 @@ import { type CustomerAggregate, type CustomerRow, type PartnerRef, partnerName,
 import { byId, findCustomerRow, loadCustomer } from './read';
 import { type CustomerFields, checkCustomerFields, fieldColumns, mapUniqueViolation, vatValidity } from './create';
 
+/** The writable view of a customer: the body of PUT, and the document a merge patch applies to. */
 export function writableCustomer(agg: CustomerAggregate): CustomerFields {
   const r = agg.row;
   return {

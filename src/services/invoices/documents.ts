@@ -8,6 +8,10 @@ import { loadInvoice, renderLoaded } from './read';
 import { type InvoiceAggregate } from './render';
 import { requireStatus } from './operations';
 
+/**
+ * The document as it would be rendered now. Until the documents issue renders PDF and EN16931 XML,
+ * the rendition is the JSON representation, stored in R2 under the tenant's prefix.
+ */
 export async function storeRendition(ctx: ServiceContext, agg: InvoiceAggregate) {
   const key = `${ctx.tenant.id}/invoices/${agg.row.id}/${agg.row.number ?? 'draft'}.json`;
   await ctx.env.DOCUMENTS.put(key, JSON.stringify(renderLoaded(agg), null, 2), { httpMetadata: { contentType: 'application/json' } });

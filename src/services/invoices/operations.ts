@@ -113,8 +113,3 @@ export async function listComments(ctx: ServiceContext, id: string, page: Page) 
   const where = and(eq(invoiceComments.tenantId, ctx.tenant.id), eq(invoiceComments.invoiceId, id));
   return fetchPage(ctx.db, invoiceComments, where, [asc(invoiceComments.createdAt), asc(invoiceComments.id)], page, (r) => ({ id: r.id, text: r.text, author: r.author, createdAt: r.createdAt }));
 }
-
-/**
- * The document as it would be rendered now. Until the documents issue renders PDF and EN16931 XML,
- * the rendition is the JSON representation, stored in R2 under the tenant's prefix.
- */

@@ -48,15 +48,3 @@ export async function addPayment(ctx: ServiceContext, id: string, input: Payment
     statements: [ctx.db.insert(invoicePayments).values(payment)],
   });
 }
-
-export async function listPayments(ctx: ServiceContext, id: string) {
-  const inv = await loadInvoice(ctx, id);
-  const rows = await ctx.db
-    .select()
-    .from(invoicePayments)
-    .where(and(eq(invoicePayments.tenantId, ctx.tenant.id), eq(invoicePayments.invoiceId, id)))
-    .orderBy(asc(invoicePayments.createdAt));
-  return rows.map((p) => ({ id: p.id, amount: formatMoney(fromMinorUnits(p.amount, inv.row.currencyCode), inv.row.currencyCode), paymentDate: p.paymentDate, description: p.description, paymentMethod: p.paymentMethod }));
-}
-
-/** Negated copies of positions, for documents that reverse an invoice. */

@@ -13,6 +13,7 @@ import { loadInvoice } from './read';
 import { type InvoiceAggregate, type InvoiceRow, type PositionRow } from './render';
 import { OPEN, money, requireStatus } from './operations';
 
+/** Negated copies of positions, for documents that reverse an invoice. */
 function reversed(ctx: ServiceContext, invoiceId: string, source: PositionRow[]): PositionRow[] {
   const ids = new Map(source.map((p) => [p.id, newId()]));
   return source.map((p) => ({

@@ -270,9 +270,3 @@ export function withPrice(item: ItemRow, catalogue: { products: Map<string, Prod
     productName: catalogue.products.get(item.productId)?.name ?? item.name,
   };
 }
-
-/**
- * Writes a change of a subscription (its row, and any accompanying statements) with its event in one
- * batch. The update is guarded by the `updatedAt` that was read, so a concurrent change makes this
- * one fail with 409 instead of overwriting it.
- */

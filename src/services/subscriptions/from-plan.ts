@@ -66,8 +66,3 @@ export async function createSubscriptionFromPlan(ctx: ServiceContext, input: Fro
     coupons: input.coupons,
   });
 }
-
-/**
- * PUT on a subscription. A draft takes every field (its items are replaced); afterwards only the
- * descriptive fields change here, and anything else must go through its operation (409).
- */

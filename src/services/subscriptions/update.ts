@@ -11,6 +11,11 @@ import { checkCustomFieldValues, selectCustomFieldDefinitions } from '../custome
 import { type ItemAggregate, type SubscriptionAggregate, type SubscriptionRow, loadSubscription, renderSubscription } from './aggregate';
 import { type SubscriptionInput, checkItems, checkSubscriptionReferences, insertItems, itemRow, withPrice } from './create';
 
+/**
+ * Writes a change of a subscription (its row, and any accompanying statements) with its event in one
+ * batch. The update is guarded by the `updatedAt` that was read, so a concurrent change makes this
+ * one fail with 409 instead of overwriting it.
+ */
 export async function commitSubscriptionChange(
   ctx: ServiceContext,
   before: SubscriptionAggregate,
@@ -47,6 +52,10 @@ export async function commitSubscriptionChange(
   return { resource, agg };
 }
 
+/**
+ * PUT on a subscription. A draft takes every field (its items are replaced); afterwards only the
+ * descriptive fields change here, and anything else must go through its operation (409).
+ */
 export async function updateSubscription(ctx: ServiceContext, id: string, input: SubscriptionInput) {
   const before = await loadSubscription(ctx, id);
   const r = before.row;
