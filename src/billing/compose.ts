@@ -3,7 +3,7 @@
 // in preloaded; ids come from the caller.
 import { applyCoupons, type CouponInput } from './discounts';
 import { lineNet, positionTotals } from './invoice-totals';
-import { Dec, toMinorUnitsSafe } from './money';
+import { Dec, MAX_UNIT_PRICE_DECIMALS, toMinorUnitsSafe } from './money';
 import type { PlannedLine } from './plan';
 import { resolveTax, TaxRateUnavailableError, type ReverseChargeType, type TaxGroupType, type TaxRateOverride } from './tax';
 
@@ -110,7 +110,9 @@ export function composeInvoice(input: ComposeInput): ComposedInvoice {
       const published = [from === 'EUR' ? null : fromRate.date, currency === 'EUR' ? null : toRate.date].filter((d): d is string => d !== null).sort();
       exchangeRates.push({ sourceCurrencyCode: from, destinationCurrencyCode: currency, exchangeRate: rate.toDecimalPlaces(10).toString(), exchangeRateDate: published[published.length - 1] });
     }
-    return new Dec(amount).times(rate).toString();
+    // A unit price carries at most 10 decimals (docs/decisions.md, Foundations); a rate of division
+    // (1200 USD at 1.0850) does not end, so the converted price is rounded there, half-up.
+    return new Dec(amount).times(rate).toDecimalPlaces(MAX_UNIT_PRICE_DECIMALS, Dec.ROUND_HALF_UP).toString();
   };
 
   const positions: ComposedPosition[] = [];
