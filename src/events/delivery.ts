@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { createDb, type Db } from '../db/client';
+import { createDb, inJson, type Db } from '../db/client';
 import { events, webhookDeliveries, webhooks } from '../db/schema';
 import type { Env, EventMessage } from '../env';
 import { systemNow } from '../lib/clock';
@@ -45,7 +45,7 @@ export async function publishOutbox(env: Env, tenantId?: string): Promise<number
   const hooks = await db
     .select()
     .from(webhooks)
-    .where(and(inArray(webhooks.tenantId, tenantIds), eq(webhooks.enabled, true)));
+    .where(and(inJson(webhooks.tenantId, tenantIds), eq(webhooks.enabled, true)));
   const deliveries = pending.flatMap((e: EventRow) =>
     hooks
       .filter((w) => w.tenantId === e.tenantId && subscribed(w, e.type))
@@ -227,5 +227,5 @@ export async function recordDeadLetters(env: Env, deliveryIds: string[]) {
   await db
     .update(webhookDeliveries)
     .set({ deadLetteredAt: now, nextAttemptAt: now })
-    .where(and(inArray(webhookDeliveries.id, deliveryIds), eq(webhookDeliveries.status, 'pending')));
+    .where(and(inJson(webhookDeliveries.id, deliveryIds), eq(webhookDeliveries.status, 'pending')));
 }
