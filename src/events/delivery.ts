@@ -1,6 +1,7 @@
-import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, lte, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { createDb, inJson, type Db } from '../db/client';
+import { insertRows } from '../db/insert';
 import { events, webhookDeliveries, webhooks } from '../db/schema';
 import type { Env, EventMessage } from '../env';
 import { systemNow } from '../lib/clock';
@@ -65,12 +66,10 @@ export async function publishOutbox(env: Env, tenantId?: string): Promise<number
         createdAt: now,
       })),
   );
-  const statements: BatchItem<'sqlite'>[] = [];
-  // 13 columns a row: 7 rows a statement stay under D1's 100 bound parameters.
-  for (let i = 0; i < deliveries.length; i += 7) statements.push(db.insert(webhookDeliveries).values(deliveries.slice(i, i + 7)).onConflictDoNothing());
-  for (let i = 0; i < pending.length; i += 90) {
-    statements.push(db.update(events).set({ publishedAt: now }).where(inArray(events.id, pending.slice(i, i + 90).map((e) => e.id))));
-  }
+  const statements: BatchItem<'sqlite'>[] = [
+    ...insertRows(db, webhookDeliveries, deliveries, { finish: (q) => q.onConflictDoNothing() }),
+    db.update(events).set({ publishedAt: now }).where(inJson(events.id, pending.map((e) => e.id))),
+  ];
   await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
   await enqueue(env, deliveries.map((d) => ({ deliveryId: d.id, tenantId: d.tenantId })));
   return pending.length;

@@ -4,6 +4,7 @@ import { invoiceTotals, lineNet } from '../../billing/invoice-totals';
 import { Dec, fromMinorUnits, toMinorUnitsSafe } from '../../billing/money';
 import { resolveTax, TaxRateUnavailableError } from '../../billing/tax';
 import { isGuardFailure, requirePreviousChange, tenantRowsById } from '../../db/client';
+import { insertRows } from '../../db/insert';
 import { customerAddresses, customers, invoicePositions, invoices, taxGroups } from '../../db/schema';
 import { insertEvent } from '../../events/outbox';
 import { ApiError, Violations } from '../../http/errors';
@@ -225,8 +226,7 @@ export async function createDraft(ctx: ServiceContext, input: DraftInput, type: 
   };
   const resource = renderInvoice({ row, positions, customer });
   const statements: BatchItem<'sqlite'>[] = [ctx.db.insert(invoices).values(row), insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: 'invoice.created', resourceId: id, data: resource, now: ctx.now })];
-  // 20 columns a position: 4 a statement stay under D1's 100 bound parameters.
-  for (let i = 0; i < positions.length; i += 4) statements.push(ctx.db.insert(invoicePositions).values(positions.slice(i, i + 4)));
+  statements.push(...insertRows(ctx.db, invoicePositions, positions));
   await ctx.db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
   return resource;
 }
@@ -240,8 +240,10 @@ export async function updateDraft(ctx: ServiceContext, id: string, input: DraftI
   const positions = await buildPositions(ctx, id, before.customer, currency, input.positions, v);
   v.throwIfAny();
   const t = ctx.tenant.id;
-  const statements: BatchItem<'sqlite'>[] = [ctx.db.delete(invoicePositions).where(and(eq(invoicePositions.tenantId, t), eq(invoicePositions.invoiceId, id)))];
-  for (let i = 0; i < positions.length; i += 4) statements.push(ctx.db.insert(invoicePositions).values(positions.slice(i, i + 4)));
+  const statements: BatchItem<'sqlite'>[] = [
+    ctx.db.delete(invoicePositions).where(and(eq(invoicePositions.tenantId, t), eq(invoicePositions.invoiceId, id))),
+    ...insertRows(ctx.db, invoicePositions, positions),
+  ];
   return commitInvoiceChange(
     ctx,
     before,

@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import type { BatchItem } from 'drizzle-orm/batch';
+import { insertRows } from '../../db/insert';
 import { invoicePositions } from '../../db/schema';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
@@ -20,9 +20,10 @@ export async function addPositions(ctx: ServiceContext, id: string, inputs: Posi
   });
   v.throwIfAny();
   const positions = [...before.positions, ...added];
-  const statements: BatchItem<'sqlite'>[] = [];
-  for (let i = 0; i < added.length; i += 4) statements.push(ctx.db.insert(invoicePositions).values(added.slice(i, i + 4)));
-  return commitInvoiceChange(ctx, before, totalsOf(positions, before.row.currencyCode), ['invoice.updated'], { positions, statements });
+  return commitInvoiceChange(ctx, before, totalsOf(positions, before.row.currencyCode), ['invoice.updated'], {
+    positions,
+    statements: insertRows(ctx.db, invoicePositions, added),
+  });
 }
 
 async function loadPosition(ctx: ServiceContext, positionId: string) {

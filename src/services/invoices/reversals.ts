@@ -2,6 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { creditableAmount } from '../../billing/invoice-totals';
 import { Dec } from '../../billing/money';
+import { insertRows } from '../../db/insert';
 import { invoicePositions, invoices } from '../../db/schema';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
@@ -63,7 +64,7 @@ async function issueReversal(
     ...totalsOf(positions, currency),
   };
   const statements: BatchItem<'sqlite'>[] = [ctx.db.insert(invoices).values(row)];
-  for (let i = 0; i < positions.length; i += 4) statements.push(ctx.db.insert(invoicePositions).values(positions.slice(i, i + 4)));
+  statements.push(...insertRows(ctx.db, invoicePositions, positions));
   await ctx.db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
   return row;
 }

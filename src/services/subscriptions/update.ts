@@ -3,13 +3,14 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import { Dec } from '../../billing/money';
 import { isUniqueViolation } from '../../db/client';
 import { commitGuarded } from '../../db/commit';
+import { insertRows } from '../../db/insert';
 import { coupons, products, subscriptionItems, subscriptions } from '../../db/schema';
 import type { EventType } from '../../events/catalogue';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { checkCustomFieldValues, selectCustomFieldDefinitions } from '../customers/custom-fields';
 import { type ItemAggregate, type SubscriptionAggregate, type SubscriptionRow, loadSubscription, renderSubscription } from './aggregate';
-import { type SubscriptionInput, checkItems, checkSubscriptionReferences, insertItems, itemRow, withPrice } from './create';
+import { type SubscriptionInput, checkItems, checkSubscriptionReferences, itemRow, withPrice } from './create';
 
 /**
  * Writes a change of a subscription with its statements and events in one batch through the guarded
@@ -100,7 +101,7 @@ export async function updateSubscription(ctx: ServiceContext, id: string, input:
         items: items.map((i) => withPrice(i, catalogue)),
         statements: [
           ctx.db.delete(subscriptionItems).where(and(eq(subscriptionItems.tenantId, ctx.tenant.id), eq(subscriptionItems.subscriptionId, id))),
-          ...insertItems(ctx, items),
+          ...insertRows(ctx.db, subscriptionItems, items),
         ],
         after: {
           customer: refs.customer ?? before.customer,
