@@ -12,7 +12,8 @@ import type { ServiceContext } from '../context';
 import { newId } from '../../lib/ids';
 import { renderAddress } from '../customers/render';
 import { taxOverrides } from '../catalogue/taxes';
-import { type CustomerRow, type InvoiceRow, type InvoiceType, type PositionRow, renderInvoice } from './render';
+import { type CustomerRow, type InvoiceType, type PositionRow, renderInvoice } from './render';
+import { type NewInvoiceFields, newInvoiceRow } from './row';
 import { byId, loadInvoice } from './read';
 import { commitInvoiceChange, requireDraft } from './write';
 
@@ -179,7 +180,7 @@ export function totalsOf(all: PositionRow[], currency: string) {
   };
 }
 
-export async function createDraft(ctx: ServiceContext, input: DraftInput, type: InvoiceType = 'TYPE_INVOICE', extra: Partial<InvoiceRow> = {}) {
+export async function createDraft(ctx: ServiceContext, input: DraftInput, type: InvoiceType = 'TYPE_INVOICE', extra: Partial<NewInvoiceFields> = {}) {
   const customer = await ctx.db.select().from(customers).where(and(eq(customers.tenantId, ctx.tenant.id), eq(customers.id, input.customer))).get();
   const v = new Violations();
   if (!customer) throw ApiError.violation('customer', 'No such customer.', 'not_found');
@@ -187,43 +188,20 @@ export async function createDraft(ctx: ServiceContext, input: DraftInput, type: 
   const id = newId();
   const positions = await buildPositions(ctx, id, customer, currency, input.positions, v);
   v.throwIfAny();
-  const now = ctx.now.toISOString();
-  const row: InvoiceRow = {
+  const row = newInvoiceRow(ctx, {
     id,
-    tenantId: ctx.tenant.id,
     customerId: customer.id,
     type,
-    status: 'STATUS_DRAFT',
-    number: null,
-    createdAt: now,
-    subscriptionId: null,
     currencyCode: currency,
-    numberSeq: null,
-    finalizationDate: null,
-    dueDate: null,
-    payDate: null,
-    lastSentAt: null,
-    lastReminderDate: null,
-    dunningLevel: 0,
-    dunningStatus: 'none',
-    dunningDisabled: false,
     invoiceAddress: await billingAddress(ctx, customer.id),
-    paymentMethodId: null,
-    referencedInvoiceId: null,
     internalNote: input.internalNote,
     title: input.title,
     introduction: input.introduction,
     closing: input.closing,
-    ...totalsOf(positions, currency),
-    paidAmount: 0,
-    sourceType: 'manual',
     customFields: input.customFields,
-    exchangeRates: null,
-    billingRunId: null,
-    documentKey: null,
-    updatedAt: now,
+    ...totalsOf(positions, currency),
     ...extra,
-  };
+  });
   const resource = renderInvoice({ row, positions, customer });
   const statements: BatchItem<'sqlite'>[] = [ctx.db.insert(invoices).values(row), insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: 'invoice.created', resourceId: id, data: resource, now: ctx.now })];
   statements.push(...insertRows(ctx.db, invoicePositions, positions));

@@ -12,6 +12,7 @@ import { commitInvoiceChange } from './write';
 import { finalizeInvoice } from './finalize';
 import { loadInvoice } from './read';
 import { type InvoiceAggregate, type InvoiceRow, type PositionRow } from './render';
+import { newInvoiceRow } from './row';
 import { OPEN, money, requireStatus } from './operations';
 
 function reversed(ctx: ServiceContext, invoiceId: string, source: PositionRow[]): PositionRow[] {
@@ -36,33 +37,27 @@ async function issueReversal(
   texts: { title: string; internalNote: string | null },
 ) {
   const id = positions[0]?.invoiceId ?? newId();
-  const currency = original.row.currencyCode;
-  const now = ctx.now.toISOString();
-  const row: InvoiceRow = {
-    ...original.row,
+  const o = original.row;
+  // What a reversing document takes over from the invoice it reverses; nothing else is copied.
+  const row = newInvoiceRow(ctx, {
     id,
     type,
-    status: 'STATUS_DRAFT',
-    number: null,
-    numberSeq: null,
-    createdAt: now,
-    updatedAt: now,
-    referencedInvoiceId: original.row.id,
-    finalizationDate: null,
-    dueDate: null,
-    payDate: null,
-    lastSentAt: null,
-    lastReminderDate: null,
-    dunningLevel: 0,
-    dunningStatus: 'none',
+    referencedInvoiceId: o.id,
+    customerId: o.customerId,
+    subscriptionId: o.subscriptionId,
+    currencyCode: o.currencyCode,
+    invoiceAddress: o.invoiceAddress,
+    paymentMethodId: o.paymentMethodId,
+    introduction: o.introduction,
+    closing: o.closing,
+    sourceType: o.sourceType,
+    customFields: o.customFields,
+    exchangeRates: o.exchangeRates,
     dunningDisabled: true,
-    paidAmount: 0,
     title: texts.title,
     internalNote: texts.internalNote,
-    documentKey: null,
-    billingRunId: null,
-    ...totalsOf(positions, currency),
-  };
+    ...totalsOf(positions, o.currencyCode),
+  });
   const statements: BatchItem<'sqlite'>[] = [ctx.db.insert(invoices).values(row)];
   statements.push(...insertRows(ctx.db, invoicePositions, positions));
   await ctx.db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
