@@ -146,6 +146,18 @@ describe('the guarded write path: customers, subscriptions, invoices', () => {
     expect((await eventsOf(t, customer.id)).filter((e) => e.type === 'customer.updated').map((e) => e.data.firstName)).toEqual(['First']);
   });
 
+  it('a merge patch computed from a stale read of the customer is 409 when its base is passed on', async () => {
+    const t = await frozenTenant();
+    const customer = await createCustomer(t, { firstName: 'Ada' });
+    const { loadCustomer } = await import('../src/services/customers/read');
+    const { updateCustomer, writableCustomer } = await import('../src/services/customers/update');
+    const ctx = await workerContext(t);
+    const base = await loadCustomer(ctx, customer.id);
+    await updateCustomer(ctx, customer.id, { ...writableCustomer(base), firstName: 'Theirs' });
+    await expect(updateCustomer(ctx, customer.id, { ...writableCustomer(base), lastName: 'Mine' }, base)).rejects.toMatchObject(concurrentUpdate);
+    expect((await api(`/customers/${customer.id}`, { token: t.key })).body).toMatchObject({ firstName: 'Theirs', lastName: customer.lastName ?? null });
+  });
+
   it('a subscription changed from a stale read is 409; its accompanying statements roll back too', async () => {
     const t = await frozenTenant();
     const c = await catalogue(t);

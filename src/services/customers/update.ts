@@ -64,8 +64,9 @@ async function commitCustomerChange(
   return resource;
 }
 
-export async function updateCustomer(ctx: ServiceContext, id: string, input: CustomerFields) {
-  const before = await loadCustomer(ctx, id);
+/** `read`: the customer the input was computed from (a merge patch's base); by default it is read now. */
+export async function updateCustomer(ctx: ServiceContext, id: string, input: CustomerFields, read?: CustomerAggregate) {
+  const before = read ?? (await loadCustomer(ctx, id));
   const v = new Violations();
   const { settings, refs } = await checkCustomerFields(ctx, input, v, id);
   if (before.row.isPartner && input.isPartner !== true) {
