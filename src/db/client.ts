@@ -77,3 +77,12 @@ export function inJson(column: SQLiteColumn | SQL, values: string[]): SQL {
 export function tenantRowsById(table: { tenantId: SQLiteColumn; id: SQLiteColumn }, tenantId: string, ids: string[]): SQL {
   return sql`+${table.tenantId} = ${tenantId} AND ${inJson(table.id, ids)}`;
 }
+
+/**
+ * Writes statements as one atomic D1 batch (nothing for none). `db.batch` wants a non-empty tuple;
+ * statements assembled at run time are an array, so this is the one place that says so.
+ */
+export async function runBatch(db: Db, statements: readonly BatchItem<'sqlite'>[]): Promise<void> {
+  if (statements.length === 0) return;
+  await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+}

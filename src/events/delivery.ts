@@ -1,6 +1,7 @@
-import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, lte, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { createDb, type Db } from '../db/client';
+import { createDb, inJson, type Db, runBatch } from '../db/client';
+import { insertRows } from '../db/insert';
 import { events, webhookDeliveries, webhooks } from '../db/schema';
 import type { Env, EventMessage } from '../env';
 import { systemNow } from '../lib/clock';
@@ -45,7 +46,7 @@ export async function publishOutbox(env: Env, tenantId?: string): Promise<number
   const hooks = await db
     .select()
     .from(webhooks)
-    .where(and(inArray(webhooks.tenantId, tenantIds), eq(webhooks.enabled, true)));
+    .where(and(inJson(webhooks.tenantId, tenantIds), eq(webhooks.enabled, true)));
   const deliveries = pending.flatMap((e: EventRow) =>
     hooks
       .filter((w) => w.tenantId === e.tenantId && subscribed(w, e.type))
@@ -65,13 +66,11 @@ export async function publishOutbox(env: Env, tenantId?: string): Promise<number
         createdAt: now,
       })),
   );
-  const statements: BatchItem<'sqlite'>[] = [];
-  // 13 columns a row: 7 rows a statement stay under D1's 100 bound parameters.
-  for (let i = 0; i < deliveries.length; i += 7) statements.push(db.insert(webhookDeliveries).values(deliveries.slice(i, i + 7)).onConflictDoNothing());
-  for (let i = 0; i < pending.length; i += 90) {
-    statements.push(db.update(events).set({ publishedAt: now }).where(inArray(events.id, pending.slice(i, i + 90).map((e) => e.id))));
-  }
-  await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+  const statements: BatchItem<'sqlite'>[] = [
+    ...insertRows(db, webhookDeliveries, deliveries, { finish: (q) => q.onConflictDoNothing() }),
+    db.update(events).set({ publishedAt: now }).where(inJson(events.id, pending.map((e) => e.id))),
+  ];
+  await runBatch(db, statements);
   await enqueue(env, deliveries.map((d) => ({ deliveryId: d.id, tenantId: d.tenantId })));
   return pending.length;
 }
@@ -227,5 +226,5 @@ export async function recordDeadLetters(env: Env, deliveryIds: string[]) {
   await db
     .update(webhookDeliveries)
     .set({ deadLetteredAt: now, nextAttemptAt: now })
-    .where(and(inArray(webhookDeliveries.id, deliveryIds), eq(webhookDeliveries.status, 'pending')));
+    .where(and(inJson(webhookDeliveries.id, deliveryIds), eq(webhookDeliveries.status, 'pending')));
 }

@@ -2,7 +2,8 @@ import { DurableObject } from 'cloudflare:workers';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { and, eq, max } from 'drizzle-orm';
 import { formatNumber } from '../billing/numbering';
-import { createDb, isGuardFailure, isUniqueViolation, requirePreviousChange } from '../db/client';
+import { createDb, isGuardFailure, isUniqueViolation } from '../db/client';
+import { guardedUpdate } from '../db/commit';
 import { billingRuns, events, invoices, tenants } from '../db/schema';
 import type { Env } from '../env';
 import { createServiceContext, type ServiceContext } from '../services/context';
@@ -92,18 +93,14 @@ export class TenantObject extends DurableObject<Env> implements TenantObjectApi 
       try {
         await db.batch([
           ...leading,
-          db
-            .update(invoices)
-            .set({ ...req.set, number, numberSeq: next })
-            .where(
-              and(
-                eq(invoices.tenantId, req.tenantId),
-                eq(invoices.id, req.invoiceId),
-                eq(invoices.status, 'STATUS_DRAFT'),
-                eq(invoices.updatedAt, req.expectedUpdatedAt),
-              ),
-            ),
-          requirePreviousChange(db),
+          ...guardedUpdate(db, {
+            table: invoices,
+            tenantId: req.tenantId,
+            id: req.invoiceId,
+            expectedUpdatedAt: req.expectedUpdatedAt,
+            set: { ...req.set, number, numberSeq: next },
+            where: eq(invoices.status, 'STATUS_DRAFT'),
+          }),
           ...req.events.map((e) => db.insert(events).values({ ...e, tenantId: req.tenantId, data: fill(e.data) })),
         ] as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
         this.setNumber(range, next);

@@ -2,10 +2,11 @@
 // start and ledger kind), the items' billing state, coupon intervals and events in one D1 batch,
 // numbered through the Numbering port. A rerun, an overlapping run or a retry after a crash cannot
 // bill anything twice: the second attempt at a ledger key fails its whole batch.
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { PlannedLine } from '../../billing/plan';
-import { isUniqueViolation } from '../../db/client';
+import { inJson, isUniqueViolation, runBatch } from '../../db/client';
+import { insertRows } from '../../db/insert';
 import { appliedDiscounts, billingLedger, invoicePositions, invoices, itemChanges, subscriptionItems, subscriptions } from '../../db/schema';
 import { insertEvent } from '../../events/outbox';
 import type { ServiceContext } from '../context';
@@ -33,9 +34,7 @@ function ledgerStatements(ctx: ServiceContext, lines: PlannedLine[], invoiceId: 
     invoiceId,
     createdAt: now.toISOString(),
   }));
-  const out: BatchItem<'sqlite'>[] = [];
-  for (let i = 0; i < rows.length; i += 14) out.push(ctx.db.insert(billingLedger).values(rows.slice(i, i + 14)));
-  return out;
+  return insertRows(ctx.db, billingLedger, rows);
 }
 
 /** The items' last billed period and the item changes now accounted for. */
@@ -44,7 +43,7 @@ function billingStateStatements(ctx: ServiceContext, lines: PlannedLine[], now: 
   const billedChanges = [...new Set(lines.flatMap((l) => l.changeIds))];
   if (billedChanges.length) {
     statements.push(
-      ctx.db.update(itemChanges).set({ billedAt: now.toISOString() }).where(and(eq(itemChanges.tenantId, ctx.tenant.id), inArray(itemChanges.id, billedChanges))),
+      ctx.db.update(itemChanges).set({ billedAt: now.toISOString() }).where(and(eq(itemChanges.tenantId, ctx.tenant.id), inJson(itemChanges.id, billedChanges))),
     );
   }
   const lastByItem = new Map<string, PlannedLine>();
@@ -81,13 +80,12 @@ export async function commitComposed(ctx: ServiceContext, composed: Composed, as
   if (composed.skipOnly) {
     const { lines, now } = composed;
     const statements = [...ledgerStatements(ctx, lines, null, now), ...billingStateStatements(ctx, lines, now)];
-    const outcome = await batchOrAlreadyBilled(() => ctx.db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]));
+    const outcome = await batchOrAlreadyBilled(() => runBatch(ctx.db, statements));
     return outcome === 'already_billed' ? { invoiceId: null, lines: 0, skipped: 'already_billed' } : { invoiceId: null, lines: lines.length, skipped: null };
   }
   const { row, resource, positions, lines, planned, appliedCoupons, approval, now, payer } = composed;
   const invoiceId = row.id;
-  const statements: BatchItem<'sqlite'>[] = [ctx.db.insert(invoices).values(row)];
-  for (let i = 0; i < positions.length; i += 4) statements.push(ctx.db.insert(invoicePositions).values(positions.slice(i, i + 4)));
+  const statements: BatchItem<'sqlite'>[] = [ctx.db.insert(invoices).values(row), ...insertRows(ctx.db, invoicePositions, positions)];
   statements.push(...ledgerStatements(ctx, lines, invoiceId, now), ...billingStateStatements(ctx, lines, now));
   for (const id of appliedCoupons) {
     statements.push(
@@ -114,7 +112,7 @@ export async function commitComposed(ctx: ServiceContext, composed: Composed, as
   // The draft and its ledger rows go in with the numbering (one batch inside the TenantObject, see
   // the Numbering port); a draft awaiting approval is only written.
   const outcome = await batchOrAlreadyBilled(async () => {
-    if (approval) return ctx.db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+    if (approval) return runBatch(ctx.db, statements);
     const { request } = await finalizationRequest(ctx, { row, positions, customer: payer }, null);
     const result = await ctx.numbering.finalize(request, statements);
     if (!result.ok) throw new Error(`invoice ${invoiceId} was changed while it was being written`);

@@ -9,6 +9,7 @@ import { newId } from '../../lib/ids';
 import type { ServiceContext } from '../context';
 import { billingAddress, chooseBillingAddress } from '../invoices/drafts';
 import { renderInvoice, type InvoiceRow, type PositionRow } from '../invoices/render';
+import { newInvoiceRow } from '../invoices/row';
 import { loadSettings } from '../platform/settings';
 import { memo } from '../shared/memo';
 import { loadSubscription, type SubscriptionAggregate } from '../subscriptions/aggregate';
@@ -136,41 +137,19 @@ export async function composePlanned(
   const positions: PositionRow[] = composed.positions.map((p) => ({ ...p, tenantId: ctx.tenant.id, invoiceId, createdAt: now.toISOString() }));
   const settings = await memo(ctx, 'settings', () => loadSettings(ctx.db, ctx.tenant.id));
   const approval = first.customer.requiresManualInvoiceApproval ?? settings.requiresManualInvoiceApproval;
-  const row: InvoiceRow = {
+  const row = newInvoiceRow(ctx, {
     id: invoiceId,
-    tenantId: ctx.tenant.id,
     customerId: payer.id,
     type: composed.type,
-    status: 'STATUS_DRAFT',
-    number: null,
-    createdAt: now.toISOString(),
-    subscriptionId: first.row.id,
     currencyCode: currency,
-    numberSeq: null,
-    finalizationDate: null,
-    dueDate: null,
-    payDate: null,
-    lastSentAt: null,
-    lastReminderDate: null,
-    dunningLevel: 0,
-    dunningStatus: 'none',
-    dunningDisabled: false,
+    subscriptionId: first.row.id,
     invoiceAddress: preload?.addresses.has(payer.id) ? chooseBillingAddress(preload.addresses.get(payer.id)!) : await billingAddress(ctx, payer.id),
     paymentMethodId: first.partner ? null : first.row.paymentMethodId,
-    referencedInvoiceId: null,
-    internalNote: null,
-    title: null,
-    introduction: null,
-    closing: null,
     ...composed.totals,
-    paidAmount: 0,
     sourceType: 'subscription',
-    customFields: null,
     exchangeRates: composed.exchangeRates.length ? composed.exchangeRates : null,
     billingRunId: runId,
-    documentKey: null,
-    updatedAt: now.toISOString(),
-  };
+  });
   const resource = renderInvoice({ row, positions, customer: payer });
   return { skipOnly: false, row, resource, positions, lines, planned, appliedCoupons: composed.appliedCoupons, approval, payer, now };
 }

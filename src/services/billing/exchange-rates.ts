@@ -1,7 +1,9 @@
+import { runBatch } from '../../db/client';
 import { and, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { parseEurofxref, type EcbRate } from '../../billing/ecb';
 import type { Db } from '../../db/client';
+import { insertRows } from '../../db/insert';
 import { exchangeRates } from '../../db/schema';
 import type { RateSource } from '../ports/rate-source';
 
@@ -9,17 +11,10 @@ import type { RateSource } from '../ports/rate-source';
 export async function importRates(db: Db, source: RateSource, now: Date): Promise<number> {
   const rates = parseEurofxref(await source.fetchFeed());
   const rows = rates.map((r: EcbRate) => ({ ...r, source: source.name, importedAt: now.toISOString() }));
-  const statements: BatchItem<'sqlite'>[] = [];
-  // 5 columns a row: 19 rows a statement stay under D1's 100 bound parameters.
-  for (let i = 0; i < rows.length; i += 19) {
-    statements.push(
-      db
-        .insert(exchangeRates)
-        .values(rows.slice(i, i + 19))
-        .onConflictDoUpdate({ target: [exchangeRates.date, exchangeRates.currency], set: { rate: sql`excluded.rate`, importedAt: sql`excluded.imported_at` } }),
-    );
-  }
-  await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+  const statements = insertRows(db, exchangeRates, rows, {
+    finish: (q) => q.onConflictDoUpdate({ target: [exchangeRates.date, exchangeRates.currency], set: { rate: sql`excluded.rate`, importedAt: sql`excluded.imported_at` } }),
+  });
+  await runBatch(db, statements);
   return rows.length;
 }
 

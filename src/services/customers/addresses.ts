@@ -1,13 +1,14 @@
 import { and, eq, ne } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { isUniqueViolation } from '../../db/client';
+import { nextUpdatedAt } from '../../db/commit';
 import { customerAddresses, customerEmailAddresses } from '../../db/schema';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { collection, type Page } from '../../http/pagination';
 import { newId } from '../../lib/ids';
 import { addressRow, checkAddressVatId, type AddressInput } from './create';
-import { commitCustomerChange, nextUpdatedAt } from './update';
+import { commitCustomerChange } from './update';
 import { loadCustomer } from './read';
 import { renderAddress, type AddressResource, type CustomerAggregate, type EmailResource } from './render';
 
@@ -76,7 +77,7 @@ function clearDefaultAddress(ctx: ServiceContext, customerId: string, type: Addr
 }
 
 async function commitAddresses(ctx: ServiceContext, before: CustomerAggregate, addresses: AddressResource[], statements: BatchItem<'sqlite'>[]) {
-  const row = { ...before.row, updatedAt: nextUpdatedAt(ctx, before.row) };
+  const row = { ...before.row, updatedAt: nextUpdatedAt(ctx.now, before.row.updatedAt) };
   await commitCustomerChange(ctx, before, row, 'customer.updated', statements, { addresses });
 }
 
@@ -163,7 +164,7 @@ function clearDefaultEmail(ctx: ServiceContext, customerId: string, type: EmailR
 /** Writes e-mail changes; a new default `default` address also becomes the customer's login e-mail. */
 async function commitEmails(ctx: ServiceContext, before: CustomerAggregate, emails: EmailResource[], statements: BatchItem<'sqlite'>[]) {
   const login = emails.find((e) => e.type === 'default' && e.default)?.email ?? before.row.email;
-  const row = { ...before.row, email: login, emailKey: login.toLowerCase(), updatedAt: nextUpdatedAt(ctx, before.row) };
+  const row = { ...before.row, email: login, emailKey: login.toLowerCase(), updatedAt: nextUpdatedAt(ctx.now, before.row.updatedAt) };
   try {
     await commitCustomerChange(ctx, before, row, 'customer.updated', statements, { emails });
   } catch (err) {

@@ -1,6 +1,7 @@
 import { and, eq, ne } from 'drizzle-orm';
 import { formatNumber } from '../../billing/numbering';
 import { isUniqueViolation } from '../../db/client';
+import { insertRows } from '../../db/insert';
 import { contactPersons, customerAddresses, customerEmailAddresses, customerGroups, customers } from '../../db/schema';
 import { insertEvent } from '../../events/outbox';
 import { ApiError, Violations } from '../../http/errors';
@@ -245,8 +246,8 @@ export async function createCustomer(ctx: ServiceContext, input: CustomerCreateI
     try {
       await ctx.db.batch([
         ctx.db.insert(customers).values(row),
-        ctx.db.insert(customerAddresses).values(addressRows),
-        ctx.db.insert(customerEmailAddresses).values(emailRows),
+        ...insertRows(ctx.db, customerAddresses, addressRows),
+        ...insertRows(ctx.db, customerEmailAddresses, emailRows),
         insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: 'customer.created', resourceId: id, data: resource, now: ctx.now }),
       ]);
       return resource;

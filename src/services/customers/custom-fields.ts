@@ -2,6 +2,7 @@ import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { customFields } from '../../db/schema';
 import { isUniqueViolation } from '../../db/client';
+import { commitGuarded } from '../../db/commit';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { fetchPage } from '../../db/paging';
@@ -143,17 +144,15 @@ export async function updateCustomField(ctx: ServiceContext, id: string, input: 
   if (input.resource !== current.resource) v.add('resource', 'The resource of a custom field cannot change.', 'immutable');
   checkOptions(input, v);
   v.throwIfAny();
-  const next: CustomFieldRow = { ...current, name: input.name, options: input.type === 'select' ? input.options : null, required: input.required, updatedAt: ctx.now.toISOString() };
-  try {
-    await ctx.db
-      .update(customFields)
-      .set({ name: next.name, options: next.options, required: next.required, updatedAt: next.updatedAt })
-      .where(and(eq(customFields.tenantId, ctx.tenant.id), eq(customFields.id, id)));
-  } catch (err) {
-    if (isUniqueViolation(err)) throw nameTaken();
-    throw err;
-  }
-  return renderCustomField(next);
+  const { resource } = await commitGuarded(ctx, {
+    table: customFields,
+    current,
+    changes: { name: input.name, options: input.type === 'select' ? input.options : null, required: input.required },
+    render: renderCustomField,
+    conflict: 'The custom field was changed concurrently; reload and retry.',
+    mapError: (err) => (isUniqueViolation(err) ? nameTaken() : null),
+  });
+  return resource;
 }
 
 export async function deleteCustomField(ctx: ServiceContext, id: string) {

@@ -1,4 +1,5 @@
 import { and, asc, count, eq } from 'drizzle-orm';
+import { commitGuarded } from '../../db/commit';
 import { contactPersons, customerGroups, customers } from '../../db/schema';
 import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';
@@ -27,10 +28,14 @@ function groupById(ctx: ServiceContext, id: string) {
   return and(eq(customerGroups.tenantId, ctx.tenant.id), eq(customerGroups.id, id));
 }
 
-export async function getGroup(ctx: ServiceContext, id: string) {
+async function findGroup(ctx: ServiceContext, id: string) {
   const row = await ctx.db.select().from(customerGroups).where(groupById(ctx, id)).get();
   if (!row) throw ApiError.notFound('Customer group');
-  return renderGroup(row);
+  return row;
+}
+
+export async function getGroup(ctx: ServiceContext, id: string) {
+  return renderGroup(await findGroup(ctx, id));
 }
 
 export async function createGroup(ctx: ServiceContext, input: { name: string; description: string | null }) {
@@ -41,9 +46,15 @@ export async function createGroup(ctx: ServiceContext, input: { name: string; de
 }
 
 export async function updateGroup(ctx: ServiceContext, id: string, input: { name: string; description: string | null }) {
-  const row = await ctx.db.update(customerGroups).set({ ...input, updatedAt: ctx.now.toISOString() }).where(groupById(ctx, id)).returning().get();
-  if (!row) throw ApiError.notFound('Customer group');
-  return renderGroup(row);
+  const current = await findGroup(ctx, id);
+  const { resource } = await commitGuarded(ctx, {
+    table: customerGroups,
+    current,
+    changes: input,
+    render: renderGroup,
+    conflict: 'The customer group was changed concurrently; reload and retry.',
+  });
+  return resource;
 }
 
 export async function deleteGroup(ctx: ServiceContext, id: string) {
@@ -64,10 +75,14 @@ function contactById(ctx: ServiceContext, id: string) {
   return and(eq(contactPersons.tenantId, ctx.tenant.id), eq(contactPersons.id, id));
 }
 
-export async function getContactPerson(ctx: ServiceContext, id: string) {
+async function findContactPerson(ctx: ServiceContext, id: string) {
   const row = await ctx.db.select().from(contactPersons).where(contactById(ctx, id)).get();
   if (!row) throw ApiError.notFound('Contact person');
-  return renderContactPerson(row);
+  return row;
+}
+
+export async function getContactPerson(ctx: ServiceContext, id: string) {
+  return renderContactPerson(await findContactPerson(ctx, id));
 }
 
 type ContactInput = { firstName: string; lastName: string; email: string; avatar: string | null };
@@ -80,9 +95,15 @@ export async function createContactPerson(ctx: ServiceContext, input: ContactInp
 }
 
 export async function updateContactPerson(ctx: ServiceContext, id: string, input: ContactInput) {
-  const row = await ctx.db.update(contactPersons).set({ ...input, updatedAt: ctx.now.toISOString() }).where(contactById(ctx, id)).returning().get();
-  if (!row) throw ApiError.notFound('Contact person');
-  return renderContactPerson(row);
+  const current = await findContactPerson(ctx, id);
+  const { resource } = await commitGuarded(ctx, {
+    table: contactPersons,
+    current,
+    changes: input,
+    render: renderContactPerson,
+    conflict: 'The contact person was changed concurrently; reload and retry.',
+  });
+  return resource;
 }
 
 export async function deleteContactPerson(ctx: ServiceContext, id: string) {

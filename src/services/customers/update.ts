@@ -1,6 +1,7 @@
 import { and, count, eq, or, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { isGuardFailure, requirePreviousChange } from '../../db/client';
+import { commitGuarded, nextUpdatedAt } from '../../db/commit';
 import { customerAddresses, customerEmailAddresses, customers, customerSessions, invoices } from '../../db/schema';
 import { insertEvent } from '../../events/outbox';
 import type { EventType } from '../../events/catalogue';
@@ -40,9 +41,9 @@ export function writableCustomer(agg: CustomerAggregate): CustomerFields {
 }
 
 /**
- * Writes a changed customer row, its event and any accompanying statements in one batch. The
- * update is guarded by the previous `updatedAt`; if another write came first, the batch rolls back
- * and the caller gets 409 instead of silently overwriting it.
+ * Writes a changed customer row, its event and any accompanying statements in one batch through
+ * the guarded write path: if another write came first, the batch rolls back and the caller gets 409
+ * instead of silently overwriting it.
  */
 async function commitCustomerChange(
   ctx: ServiceContext,
@@ -52,25 +53,21 @@ async function commitCustomerChange(
   extra: BatchItem<'sqlite'>[] = [],
   aggOverride: Partial<CustomerAggregate> = {},
 ) {
-  const agg: CustomerAggregate = { ...before, ...aggOverride, row };
-  const resource = renderCustomer(agg);
-  const { id: _id, tenantId: _t, createdAt: _c, ...changes } = row;
-  try {
-    await ctx.db.batch([
-      ctx.db.update(customers).set(changes).where(and(byId(ctx, row.id), eq(customers.updatedAt, before.row.updatedAt))),
-      requirePreviousChange(ctx.db),
-      insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: eventType, resourceId: row.id, data: resource, now: ctx.now }),
-      ...extra,
-    ]);
-  } catch (err) {
-    if (isGuardFailure(err)) throw ApiError.conflict('The customer was changed concurrently; reload and retry.', 'concurrent-update');
-    throw err;
-  }
+  const { resource } = await commitGuarded(ctx, {
+    table: customers,
+    current: before.row,
+    changes: row,
+    render: (next) => renderCustomer({ ...before, ...aggOverride, row: next }),
+    statements: extra,
+    events: [eventType],
+    conflict: 'The customer was changed concurrently; reload and retry.',
+  });
   return resource;
 }
 
-export async function updateCustomer(ctx: ServiceContext, id: string, input: CustomerFields) {
-  const before = await loadCustomer(ctx, id);
+/** `read`: the customer the input was computed from (a merge patch's base); by default it is read now. */
+export async function updateCustomer(ctx: ServiceContext, id: string, input: CustomerFields, read?: CustomerAggregate) {
+  const before = read ?? (await loadCustomer(ctx, id));
   const v = new Violations();
   const { settings, refs } = await checkCustomerFields(ctx, input, v, id);
   if (before.row.isPartner && input.isPartner !== true) {
@@ -93,7 +90,7 @@ export async function updateCustomer(ctx: ServiceContext, id: string, input: Cus
     ...before.row,
     ...fieldColumns(input, { vatId, isVatIdValid, ledgerId, refs }),
     customerNumber: input.customerNumber ?? before.row.customerNumber,
-    updatedAt: nextUpdatedAt(ctx, before.row),
+    updatedAt: nextUpdatedAt(ctx.now, before.row.updatedAt),
   };
   // The login e-mail is also the default e-mail address; both change together.
   const emails = before.emails.map((e) => (e.type === 'default' && e.default ? { ...e, email: input.email } : e));
@@ -117,16 +114,6 @@ export async function updateCustomer(ctx: ServiceContext, id: string, input: Cus
   }
 }
 
-/**
- * `updatedAt` doubles as the optimistic-concurrency token, so it must change on every write even
- * when a frozen test clock returns the same instant twice.
- */
-function nextUpdatedAt(ctx: ServiceContext, row: Pick<CustomerRow, 'updatedAt'>): string {
-  const now = ctx.now.toISOString();
-  if (now > row.updatedAt) return now;
-  return new Date(new Date(row.updatedAt).getTime() + 1).toISOString();
-}
-
 export async function setCustomerStatus(ctx: ServiceContext, id: string, action: 'archive' | 'unarchive') {
   const before = await loadCustomer(ctx, id);
   const from = before.row.status;
@@ -135,7 +122,7 @@ export async function setCustomerStatus(ctx: ServiceContext, id: string, action:
   const row: CustomerRow = {
     ...before.row,
     status: action === 'archive' ? 'STATUS_ARCHIVED' : 'STATUS_ACTIVE',
-    updatedAt: nextUpdatedAt(ctx, before.row),
+    updatedAt: nextUpdatedAt(ctx.now, before.row.updatedAt),
   };
   return commitCustomerChange(ctx, before, row, action === 'archive' ? 'customer.archived' : 'customer.unarchived');
 }
@@ -155,7 +142,7 @@ export async function setCustomerPartner(ctx: ServiceContext, id: string, partne
     v.throwIfAny();
     partner = { id: p!.id, name: partnerName(p!), number: p!.customerNumber, email: p!.email };
   }
-  const row: CustomerRow = { ...before.row, partnerId, updatedAt: nextUpdatedAt(ctx, before.row) };
+  const row: CustomerRow = { ...before.row, partnerId, updatedAt: nextUpdatedAt(ctx.now, before.row.updatedAt) };
   return commitCustomerChange(ctx, before, row, 'customer.updated', [], { partner });
 }
 
@@ -169,7 +156,7 @@ export async function updateBillingSettings(ctx: ServiceContext, id: string, pat
   const before = await loadCustomer(ctx, id);
   if (patch.requiresManualInvoiceApproval === undefined) return { requiresManualInvoiceApproval: before.row.requiresManualInvoiceApproval };
   const value = patch.requiresManualInvoiceApproval;
-  const row: CustomerRow = { ...before.row, requiresManualInvoiceApproval: value, updatedAt: nextUpdatedAt(ctx, before.row) };
+  const row: CustomerRow = { ...before.row, requiresManualInvoiceApproval: value, updatedAt: nextUpdatedAt(ctx.now, before.row.updatedAt) };
   await commitCustomerChange(ctx, before, row, 'customer.updated');
   return { requiresManualInvoiceApproval: value };
 }
@@ -200,4 +187,4 @@ export async function deleteCustomer(ctx: ServiceContext, id: string) {
   }
 }
 
-export { commitCustomerChange, nextUpdatedAt };
+export { commitCustomerChange };

@@ -1,9 +1,10 @@
 import { and, eq } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { invoiceTotals, lineNet } from '../../billing/invoice-totals';
+import { lineNet, positionTotals } from '../../billing/invoice-totals';
 import { Dec, fromMinorUnits, toMinorUnitsSafe } from '../../billing/money';
 import { resolveTax, TaxRateUnavailableError } from '../../billing/tax';
-import { isGuardFailure, requirePreviousChange, tenantRowsById } from '../../db/client';
+import { isGuardFailure, requirePreviousChange, tenantRowsById, runBatch } from '../../db/client';
+import { insertRows } from '../../db/insert';
 import { customerAddresses, customers, invoicePositions, invoices, taxGroups } from '../../db/schema';
 import { insertEvent } from '../../events/outbox';
 import { ApiError, Violations } from '../../http/errors';
@@ -11,7 +12,8 @@ import type { ServiceContext } from '../context';
 import { newId } from '../../lib/ids';
 import { renderAddress } from '../customers/render';
 import { taxOverrides } from '../catalogue/taxes';
-import { type CustomerRow, type InvoiceRow, type InvoiceType, type PositionRow, renderInvoice } from './render';
+import { type CustomerRow, type InvoiceType, type PositionRow, renderInvoice } from './render';
+import { type NewInvoiceFields, newInvoiceRow } from './row';
 import { byId, loadInvoice } from './read';
 import { commitInvoiceChange, requireDraft } from './write';
 
@@ -152,33 +154,7 @@ export async function buildPositions(
   return rows;
 }
 
-/** Totals of a set of positions (EN16931: tax per rate on the sum of the nets), in minor units. */
-export function totalsOf(all: PositionRow[], currency: string) {
-  // Header positions group lines (a subscription's name); they carry no amount.
-  const positions = all.filter((p) => p.kind !== 'header');
-  const t = invoiceTotals(
-    positions.map((p) => ({
-      net: fromMinorUnits(p.netAmount, currency).toString(),
-      taxRate: p.taxRate,
-      taxCategory: p.taxCategory,
-      discount: fromMinorUnits(p.discountAmount, currency).toString(),
-    })),
-    currency,
-  );
-  const froms = positions.map((p) => p.serviceFrom).filter((x): x is string => x !== null).sort();
-  const tos = positions.map((p) => p.serviceTo).filter((x): x is string => x !== null).sort();
-  return {
-    netAmount: toMinorUnitsSafe(t.net, currency),
-    taxAmount: toMinorUnitsSafe(t.tax, currency),
-    grossAmount: toMinorUnitsSafe(t.gross, currency),
-    discountAmount: toMinorUnitsSafe(t.discount, currency),
-    taxBreakdown: t.taxes,
-    serviceDateFrom: froms[0] ?? null,
-    serviceDateTo: tos[tos.length - 1] ?? null,
-  };
-}
-
-export async function createDraft(ctx: ServiceContext, input: DraftInput, type: InvoiceType = 'TYPE_INVOICE', extra: Partial<InvoiceRow> = {}) {
+export async function createDraft(ctx: ServiceContext, input: DraftInput, type: InvoiceType = 'TYPE_INVOICE', extra: Partial<NewInvoiceFields> = {}) {
   const customer = await ctx.db.select().from(customers).where(and(eq(customers.tenantId, ctx.tenant.id), eq(customers.id, input.customer))).get();
   const v = new Violations();
   if (!customer) throw ApiError.violation('customer', 'No such customer.', 'not_found');
@@ -186,48 +162,24 @@ export async function createDraft(ctx: ServiceContext, input: DraftInput, type: 
   const id = newId();
   const positions = await buildPositions(ctx, id, customer, currency, input.positions, v);
   v.throwIfAny();
-  const now = ctx.now.toISOString();
-  const row: InvoiceRow = {
+  const row = newInvoiceRow(ctx, {
     id,
-    tenantId: ctx.tenant.id,
     customerId: customer.id,
     type,
-    status: 'STATUS_DRAFT',
-    number: null,
-    createdAt: now,
-    subscriptionId: null,
     currencyCode: currency,
-    numberSeq: null,
-    finalizationDate: null,
-    dueDate: null,
-    payDate: null,
-    lastSentAt: null,
-    lastReminderDate: null,
-    dunningLevel: 0,
-    dunningStatus: 'none',
-    dunningDisabled: false,
     invoiceAddress: await billingAddress(ctx, customer.id),
-    paymentMethodId: null,
-    referencedInvoiceId: null,
     internalNote: input.internalNote,
     title: input.title,
     introduction: input.introduction,
     closing: input.closing,
-    ...totalsOf(positions, currency),
-    paidAmount: 0,
-    sourceType: 'manual',
     customFields: input.customFields,
-    exchangeRates: null,
-    billingRunId: null,
-    documentKey: null,
-    updatedAt: now,
+    ...positionTotals(positions, currency),
     ...extra,
-  };
+  });
   const resource = renderInvoice({ row, positions, customer });
   const statements: BatchItem<'sqlite'>[] = [ctx.db.insert(invoices).values(row), insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: 'invoice.created', resourceId: id, data: resource, now: ctx.now })];
-  // 20 columns a position: 4 a statement stay under D1's 100 bound parameters.
-  for (let i = 0; i < positions.length; i += 4) statements.push(ctx.db.insert(invoicePositions).values(positions.slice(i, i + 4)));
-  await ctx.db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+  statements.push(...insertRows(ctx.db, invoicePositions, positions));
+  await runBatch(ctx.db, statements);
   return resource;
 }
 
@@ -240,12 +192,14 @@ export async function updateDraft(ctx: ServiceContext, id: string, input: DraftI
   const positions = await buildPositions(ctx, id, before.customer, currency, input.positions, v);
   v.throwIfAny();
   const t = ctx.tenant.id;
-  const statements: BatchItem<'sqlite'>[] = [ctx.db.delete(invoicePositions).where(and(eq(invoicePositions.tenantId, t), eq(invoicePositions.invoiceId, id)))];
-  for (let i = 0; i < positions.length; i += 4) statements.push(ctx.db.insert(invoicePositions).values(positions.slice(i, i + 4)));
+  const statements: BatchItem<'sqlite'>[] = [
+    ctx.db.delete(invoicePositions).where(and(eq(invoicePositions.tenantId, t), eq(invoicePositions.invoiceId, id))),
+    ...insertRows(ctx.db, invoicePositions, positions),
+  ];
   return commitInvoiceChange(
     ctx,
     before,
-    { currencyCode: currency, title: input.title, introduction: input.introduction, closing: input.closing, internalNote: input.internalNote, customFields: input.customFields, ...totalsOf(positions, currency) },
+    { currencyCode: currency, title: input.title, introduction: input.introduction, closing: input.closing, internalNote: input.internalNote, customFields: input.customFields, ...positionTotals(positions, currency) },
     ['invoice.updated'],
     { positions, statements },
   );

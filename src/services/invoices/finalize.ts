@@ -1,4 +1,5 @@
 import { and } from 'drizzle-orm';
+import { nextUpdatedAt } from '../../db/commit';
 import { events } from '../../db/schema';
 import { EVENT_VERSION, type EventType } from '../../events/catalogue';
 import { ApiError, Violations } from '../../http/errors';
@@ -9,7 +10,7 @@ import { memo } from '../shared/memo';
 import type { FinalizeRequest } from '../ports/numbering';
 import { type InvoiceAggregate, type InvoiceRow, type InvoiceType, NUMBER_FORMAT_SETTING } from './render';
 import { loadInvoice, renderLoaded } from './read';
-import { nextUpdatedAt, requireDraft } from './write';
+import { requireDraft } from './write';
 
 /**
  * Finalizes a draft: the TenantObject assigns the next number of the type's range in the same D1
@@ -47,7 +48,7 @@ export async function finalizationRequest(ctx: ServiceContext, before: InvoiceAg
     finalizationDate: nowIso,
     dueDate: due,
     payDate: paid ? nowIso : null,
-    updatedAt: nextUpdatedAt(ctx, before.row),
+    updatedAt: nextUpdatedAt(ctx.now, before.row.updatedAt),
   };
   const after = renderLoaded({ ...before, row: { ...before.row, ...changes, number: '{number}' } });
   const eventRows = [...extraEvents, 'invoice.finalized' as const, ...(announcePaid ? (['invoice.paid'] as const) : paid ? [] : (['invoice.unpaid'] as const))].map((type) => ({

@@ -1,11 +1,12 @@
+import { positionTotals } from '../../billing/invoice-totals';
 import { and, eq } from 'drizzle-orm';
-import type { BatchItem } from 'drizzle-orm/batch';
+import { insertRows } from '../../db/insert';
 import { invoicePositions } from '../../db/schema';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { type PositionRow } from './render';
 import { loadInvoice } from './read';
-import { type PositionInput, buildPositions, totalsOf } from './drafts';
+import { type PositionInput, buildPositions } from './drafts';
 import { commitInvoiceChange, requireDraft } from './write';
 
 export async function addPositions(ctx: ServiceContext, id: string, inputs: PositionInput[]) {
@@ -20,9 +21,10 @@ export async function addPositions(ctx: ServiceContext, id: string, inputs: Posi
   });
   v.throwIfAny();
   const positions = [...before.positions, ...added];
-  const statements: BatchItem<'sqlite'>[] = [];
-  for (let i = 0; i < added.length; i += 4) statements.push(ctx.db.insert(invoicePositions).values(added.slice(i, i + 4)));
-  return commitInvoiceChange(ctx, before, totalsOf(positions, before.row.currencyCode), ['invoice.updated'], { positions, statements });
+  return commitInvoiceChange(ctx, before, positionTotals(positions, before.row.currencyCode), ['invoice.updated'], {
+    positions,
+    statements: insertRows(ctx.db, invoicePositions, added),
+  });
 }
 
 async function loadPosition(ctx: ServiceContext, positionId: string) {
@@ -51,7 +53,7 @@ export async function updatePosition(ctx: ServiceContext, positionId: string, in
   const next: PositionRow = { ...built!, id: p.id, parentId: input.parent, createdAt: p.createdAt };
   const positions = invoice.positions.map((x) => (x.id === p.id ? next : x));
   const { id: _i, tenantId: _t, invoiceId: _inv, createdAt: _c, ...set } = next;
-  return commitInvoiceChange(ctx, invoice, totalsOf(positions, invoice.row.currencyCode), ['invoice.updated'], {
+  return commitInvoiceChange(ctx, invoice, positionTotals(positions, invoice.row.currencyCode), ['invoice.updated'], {
     positions,
     statements: [ctx.db.update(invoicePositions).set(set).where(and(eq(invoicePositions.tenantId, ctx.tenant.id), eq(invoicePositions.id, p.id)))],
   });
@@ -61,7 +63,7 @@ export async function deletePosition(ctx: ServiceContext, positionId: string) {
   const { p, invoice } = await loadPosition(ctx, positionId);
   const removed = new Set([p.id, ...invoice.positions.filter((x) => x.parentId === p.id).map((x) => x.id)]);
   const positions = invoice.positions.filter((x) => !removed.has(x.id));
-  return commitInvoiceChange(ctx, invoice, totalsOf(positions, invoice.row.currencyCode), ['invoice.updated'], {
+  return commitInvoiceChange(ctx, invoice, positionTotals(positions, invoice.row.currencyCode), ['invoice.updated'], {
     positions,
     statements: [...removed].map((rid) => ctx.db.delete(invoicePositions).where(and(eq(invoicePositions.tenantId, ctx.tenant.id), eq(invoicePositions.id, rid)))),
   });

@@ -1,16 +1,20 @@
+import { runBatch } from '../../db/client';
+import { positionTotals } from '../../billing/invoice-totals';
 import { and, eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { creditableAmount } from '../../billing/invoice-totals';
 import { Dec } from '../../billing/money';
+import { insertRows } from '../../db/insert';
 import { invoicePositions, invoices } from '../../db/schema';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { newId } from '../../lib/ids';
-import { buildPositions, totalsOf, type PositionInput } from './drafts';
+import { buildPositions, type PositionInput } from './drafts';
 import { commitInvoiceChange } from './write';
 import { finalizeInvoice } from './finalize';
 import { loadInvoice } from './read';
 import { type InvoiceAggregate, type InvoiceRow, type PositionRow } from './render';
+import { newInvoiceRow } from './row';
 import { OPEN, money, requireStatus } from './operations';
 
 /** Negated copies of positions, for documents that reverse an invoice. */
@@ -36,36 +40,30 @@ async function issueReversal(
   texts: { title: string; internalNote: string | null },
 ) {
   const id = positions[0]?.invoiceId ?? newId();
-  const currency = original.row.currencyCode;
-  const now = ctx.now.toISOString();
-  const row: InvoiceRow = {
-    ...original.row,
+  const o = original.row;
+  // What a reversing document takes over from the invoice it reverses; nothing else is copied.
+  const row = newInvoiceRow(ctx, {
     id,
     type,
-    status: 'STATUS_DRAFT',
-    number: null,
-    numberSeq: null,
-    createdAt: now,
-    updatedAt: now,
-    referencedInvoiceId: original.row.id,
-    finalizationDate: null,
-    dueDate: null,
-    payDate: null,
-    lastSentAt: null,
-    lastReminderDate: null,
-    dunningLevel: 0,
-    dunningStatus: 'none',
+    referencedInvoiceId: o.id,
+    customerId: o.customerId,
+    subscriptionId: o.subscriptionId,
+    currencyCode: o.currencyCode,
+    invoiceAddress: o.invoiceAddress,
+    paymentMethodId: o.paymentMethodId,
+    introduction: o.introduction,
+    closing: o.closing,
+    sourceType: o.sourceType,
+    customFields: o.customFields,
+    exchangeRates: o.exchangeRates,
     dunningDisabled: true,
-    paidAmount: 0,
     title: texts.title,
     internalNote: texts.internalNote,
-    documentKey: null,
-    billingRunId: null,
-    ...totalsOf(positions, currency),
-  };
+    ...positionTotals(positions, o.currencyCode),
+  });
   const statements: BatchItem<'sqlite'>[] = [ctx.db.insert(invoices).values(row)];
-  for (let i = 0; i < positions.length; i += 4) statements.push(ctx.db.insert(invoicePositions).values(positions.slice(i, i + 4)));
-  await ctx.db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+  statements.push(...insertRows(ctx.db, invoicePositions, positions));
+  await runBatch(ctx.db, statements);
   return row;
 }
 
@@ -124,7 +122,7 @@ export async function creditInvoice(ctx: ServiceContext, id: string, input: Cred
     positions = reversed(ctx, creditId, before.positions);
   }
   v.throwIfAny();
-  const gross = Math.abs(totalsOf(positions, currency).grossAmount);
+  const gross = Math.abs(positionTotals(positions, currency).grossAmount);
   const credited = await creditedSoFar(ctx, id);
   const left = creditableAmount(money(before.row.grossAmount, currency), [money(credited, currency)], currency);
   if (new Dec(money(gross, currency)).gt(left.creditable)) {

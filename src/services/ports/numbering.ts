@@ -1,5 +1,5 @@
 import type { BatchItem } from 'drizzle-orm/batch';
-import type { Db } from '../../db/client';
+import { runBatch, type Db } from '../../db/client';
 import type { Env } from '../../env';
 
 /** What the TenantObject needs to finalize one document. */
@@ -40,7 +40,7 @@ export interface Numbering {
 export function stubNumbering(env: Env, db: Db): Numbering {
   return {
     async finalize(req, leading = []) {
-      if (leading.length) await db.batch(leading as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+      await runBatch(db, leading);
       return env.TENANT.getByName(req.tenantId).finalizeDocument(req);
     },
   };

@@ -1,7 +1,8 @@
 import { and, asc, desc, eq, getTableColumns, not, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { isGuardFailure, isUniqueViolation, requirePreviousChange } from '../../db/client';
+import { isGuardFailure, isUniqueViolation, requirePreviousChange, runBatch } from '../../db/client';
+import { commitGuarded, type VersionedTable } from '../../db/commit';
 import { fetchPage } from '../../db/paging';
 import { insertEvent } from '../../events/outbox';
 import type { EventType } from '../../events/catalogue';
@@ -16,7 +17,8 @@ export type TenantTable = SQLiteTable & { id: SQLiteColumn; tenantId: SQLiteColu
 export interface ResourceHooks<Row, Input, Resource> {
   /** Singular, for messages: "Unit", "Price plan". */
   label: string;
-  table: TenantTable;
+  /** Every resource table carries `updatedAt`: changes are guarded by it (`commitGuarded`). */
+  table: VersionedTable;
   render(row: Row): Resource;
   /** The columns an input sets (besides id, tenantId, createdAt, updatedAt). */
   columns(ctx: ServiceContext, input: Input, current: Row | null): Partial<Row> | Promise<Partial<Row>>;
@@ -36,7 +38,6 @@ export interface ResourceHooks<Row, Input, Resource> {
    * stale and left out of the event (render falls back to the id); the response is read back anyway.
    */
   selectionDeps?: Record<string, string>;
-  hasUpdatedAt?: boolean;
 }
 
 function cols(table: TenantTable) {
@@ -56,12 +57,12 @@ function mapUnique(err: unknown, uniques: Record<string, string> | undefined, la
 
 /**
  * Generic operations over one tenant-owned resource. Each change is one batch: the row, plus the
- * outbox event, plus any statements the caller adds.
+ * outbox event, plus any statements the caller adds. Changes go through the guarded write path: a
+ * change computed from a row someone else changed meanwhile is 409 `concurrent-update`.
  */
 export function resourceService<Row extends { id: string }, Input, Resource>(hooks: ResourceHooks<Row, Input, Resource>) {
   const table = hooks.table;
   const c = cols(table);
-  const hasUpdatedAt = hooks.hasUpdatedAt ?? 'updatedAt' in c;
 
   async function find(ctx: ServiceContext, id: string): Promise<Row> {
     const row = await ctx.db
@@ -81,7 +82,7 @@ export function resourceService<Row extends { id: string }, Input, Resource>(hoo
 
   async function write(ctx: ServiceContext, statements: BatchItem<'sqlite'>[]) {
     try {
-      await ctx.db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+      await runBatch(ctx.db, statements);
     } catch (err) {
       const mapped = mapUnique(err, hooks.uniques, hooks.label);
       if (mapped) throw mapped;
@@ -102,7 +103,7 @@ export function resourceService<Row extends { id: string }, Input, Resource>(hoo
       id: newId(),
       tenantId: ctx.tenant.id,
       ...('createdAt' in c ? { createdAt: now } : {}),
-      ...(hasUpdatedAt ? { updatedAt: now } : {}),
+      updatedAt: now,
       ...(await hooks.columns(ctx, input, null)),
     } as unknown as Row;
     const resource = hooks.render(row);
@@ -110,7 +111,10 @@ export function resourceService<Row extends { id: string }, Input, Resource>(hoo
     return hooks.selection ? hooks.render(await find(ctx, row.id)) : resource;
   }
 
-  /** Applies a change computed from the current row; the update and its event share one batch. */
+  /**
+   * Applies a change computed from `current` (as read); the update, `extra` and the event share one
+   * batch, guarded by the `updatedAt` of `current`.
+   */
   async function change(
     ctx: ServiceContext,
     current: Row,
@@ -118,24 +122,30 @@ export function resourceService<Row extends { id: string }, Input, Resource>(hoo
     eventType: EventType | undefined,
     extra: BatchItem<'sqlite'>[] = [],
   ): Promise<Resource> {
-    const next = { ...current, ...columns, ...(hasUpdatedAt ? { updatedAt: ctx.now.toISOString() } : {}) } as Row;
-    for (const [field, column] of Object.entries(hooks.selectionDeps ?? {})) {
-      const key = column as keyof Row;
-      if (key in columns && JSON.stringify(columns[key]) !== JSON.stringify(current[key])) delete (next as Record<string, unknown>)[field];
-    }
-    const columnNames = Object.keys(getTableColumns(table)).filter((k) => !['id', 'tenantId', 'createdAt'].includes(k));
-    const set = Object.fromEntries(columnNames.map((k) => [k, (next as Record<string, unknown>)[k]]));
-    const resource = hooks.render(next);
-    await write(ctx, [
-      ctx.db.update(table).set(set as never).where(byTenantId(table, ctx, current.id)),
-      ...extra,
-      ...event(ctx, eventType, current.id, resource),
-    ]);
+    const { resource } = await commitGuarded(ctx, {
+      table,
+      current: current as Row & { updatedAt: string },
+      changes: columns,
+      render: (next) => {
+        // An embedded reference whose column moved is stale: left out, render falls back to the id.
+        const shown = { ...next } as Record<string, unknown>;
+        for (const [field, column] of Object.entries(hooks.selectionDeps ?? {})) {
+          const key = column as keyof Row;
+          if (key in columns && JSON.stringify(columns[key]) !== JSON.stringify(current[key])) delete shown[field];
+        }
+        return hooks.render(shown as Row);
+      },
+      statements: extra,
+      events: eventType ? [eventType] : [],
+      conflict: `The ${hooks.label.toLowerCase()} was changed concurrently; reload and retry.`,
+      mapError: (err) => mapUnique(err, hooks.uniques, hooks.label),
+    });
     return hooks.selection ? hooks.render(await find(ctx, current.id)) : resource;
   }
 
-  async function update(ctx: ServiceContext, id: string, input: Input): Promise<Resource> {
-    const current = await find(ctx, id);
+  /** `read`: the row the input was computed from (a merge patch's base); by default it is read now. */
+  async function update(ctx: ServiceContext, id: string, input: Input, read?: Row): Promise<Resource> {
+    const current = read ?? (await find(ctx, id));
     const v = new Violations();
     await hooks.check?.(ctx, input, current, v);
     v.throwIfAny();

@@ -1,7 +1,8 @@
 import { and, count, eq, inArray, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { formatNumber } from '../../billing/numbering';
-import { isUniqueViolation, outer } from '../../db/client';
+import { isUniqueViolation, outer, runBatch } from '../../db/client';
+import { insertRows } from '../../db/insert';
 import { appliedDiscounts, billingGroups, coupons, customerAddresses, customers, paymentMethods, plans, pricePlans, products, subscriptionItems, subscriptions } from '../../db/schema';
 import { insertEvent } from '../../events/outbox';
 import { ApiError, Violations } from '../../http/errors';
@@ -239,24 +240,17 @@ export async function createSubscription(ctx: ServiceContext, input: Subscriptio
   const resource = renderSubscription(agg, ctx.now);
   const statements: BatchItem<'sqlite'>[] = [
     ctx.db.insert(subscriptions).values(row),
-    ...insertItems(ctx, items),
+    ...insertRows(ctx.db, subscriptionItems, items),
     insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: 'subscription.created', resourceId: id, data: resource, now: ctx.now }),
   ];
-  if (discounts.length) statements.push(ctx.db.insert(appliedDiscounts).values(discounts.map((d) => d.d)));
+  statements.push(...insertRows(ctx.db, appliedDiscounts, discounts.map((d) => d.d)));
   try {
-    await ctx.db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+    await runBatch(ctx.db, statements);
   } catch (err) {
     if (isUniqueViolation(err, 'number')) throw ApiError.violation('number', 'Another subscription already has this number.', 'not_unique');
     throw err;
   }
   return resource;
-}
-
-/** Inserts item rows in chunks: 22 columns a row, so 4 rows a statement stay under D1's 100 bound parameters. */
-export function insertItems(ctx: ServiceContext, rows: ItemRow[]): BatchItem<'sqlite'>[] {
-  const out: BatchItem<'sqlite'>[] = [];
-  for (let i = 0; i < rows.length; i += 4) out.push(ctx.db.insert(subscriptionItems).values(rows.slice(i, i + 4)));
-  return out;
 }
 
 /** An item row with the price plan facts its representation shows. */

@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import { isGuardFailure, requirePreviousChange } from '../../db/client';
+import { insertRows } from '../../db/insert';
 import { appliedDiscounts, customerAddresses, paymentMethods, subscriptionComments, subscriptionItems, subscriptions } from '../../db/schema';
 import { insertEvent } from '../../events/outbox';
 import { ApiError, Violations } from '../../http/errors';
@@ -8,7 +9,7 @@ import type { Page } from '../../http/pagination';
 import { fetchPage } from '../../db/paging';
 import { newId } from '../../lib/ids';
 import { entitlementStatements } from './entitlements';
-import { checkItems, itemRow, insertItems, withPrice, type ItemInput } from './create';
+import { checkItems, itemRow, withPrice, type ItemInput } from './create';
 import { commitSubscriptionChange } from './update';
 import { loadSubscription } from './aggregate';
 import { requireAction } from './lifecycle';
@@ -95,7 +96,7 @@ export async function orderProducts(ctx: ServiceContext, id: string, input: Orde
   return (
     await commitSubscriptionChange(ctx, before, {}, 'subscription.products.ordered', {
       items,
-      statements: [...insertItems(ctx, rows), ...entitlement.statements],
+      statements: [...insertRows(ctx.db, subscriptionItems, rows), ...entitlement.statements],
       extraEvents: entitlement.events,
     })
   ).resource;

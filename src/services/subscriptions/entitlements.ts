@@ -1,5 +1,6 @@
 import { and, eq, gt, isNull, lte, or, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
+import { insertRows } from '../../db/insert';
 import { entitlements, featureAssignments, features, pricePlans, products, subscriptionItems, subscriptions } from '../../db/schema';
 import type { EventType } from '../../events/catalogue';
 import { insertEvent } from '../../events/outbox';
@@ -7,7 +8,7 @@ import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import type { Page } from '../../http/pagination';
 import { fetchPage } from '../../db/paging';
-import { rawStatement, tenantRowsById } from '../../db/client';
+import { rawStatement, tenantRowsById, runBatch } from '../../db/client';
 import { collection } from '../../http/pagination';
 import { newId } from '../../lib/ids';
 import { checkReference, resourceService } from '../shared/resource';
@@ -105,9 +106,8 @@ export async function entitlementStatements(ctx: ServiceContext, agg: Pick<Subsc
   }
   const statements: BatchItem<'sqlite'>[] = [
     ctx.db.delete(entitlements).where(and(eq(entitlements.tenantId, ctx.tenant.id), eq(entitlements.subscriptionId, agg.row.id))),
+    ...insertRows(ctx.db, entitlements, rows),
   ];
-  // 13 columns a row: chunks of 7 rows stay under D1's 100 bound parameters.
-  for (let i = 0; i < rows.length; i += 7) statements.push(ctx.db.insert(entitlements).values(rows.slice(i, i + 7)));
   const events: { type: EventType; data: unknown }[] = [
     { type: 'entitlement.state.updated', data: { subscriptionId: agg.row.id, customerId: agg.row.customerId, entitlements: rows.map(renderEntitlementRow) } },
   ];
@@ -237,7 +237,7 @@ export async function createAssignment(ctx: ServiceContext, input: AssignmentInp
         WHERE i.tenant_id = ${ctx.tenant.id} AND ${column} = ${row.objectId} AND s.status IN ('active', 'paused')`),
     );
   }
-  await ctx.db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+  await runBatch(ctx.db, statements);
   return resource;
 }
 

@@ -1,20 +1,20 @@
 import { and, eq } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { Dec } from '../../billing/money';
-import { isGuardFailure, isUniqueViolation, requirePreviousChange } from '../../db/client';
+import { isUniqueViolation } from '../../db/client';
+import { commitGuarded } from '../../db/commit';
+import { insertRows } from '../../db/insert';
 import { coupons, products, subscriptionItems, subscriptions } from '../../db/schema';
-import { insertEvent } from '../../events/outbox';
 import type { EventType } from '../../events/catalogue';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { checkCustomFieldValues, selectCustomFieldDefinitions } from '../customers/custom-fields';
 import { type ItemAggregate, type SubscriptionAggregate, type SubscriptionRow, loadSubscription, renderSubscription } from './aggregate';
-import { type SubscriptionInput, checkItems, checkSubscriptionReferences, insertItems, itemRow, withPrice } from './create';
+import { type SubscriptionInput, checkItems, checkSubscriptionReferences, itemRow, withPrice } from './create';
 
 /**
- * Writes a change of a subscription (its row, and any accompanying statements) with its event in one
- * batch. The update is guarded by the `updatedAt` that was read, so a concurrent change makes this
- * one fail with 409 instead of overwriting it.
+ * Writes a change of a subscription with its statements and events in one batch through the guarded
+ * write path (`commitGuarded`): a change computed from a stale read is 409 `concurrent-update`.
  */
 export async function commitSubscriptionChange(
   ctx: ServiceContext,
@@ -24,32 +24,22 @@ export async function commitSubscriptionChange(
   options: { statements?: BatchItem<'sqlite'>[]; items?: ItemAggregate[]; extraEvents?: { type: EventType; data: unknown }[]; after?: Partial<SubscriptionAggregate> } = {},
 ) {
   const nowIso = ctx.now.toISOString();
-  const updatedAt = nowIso > before.row.updatedAt ? nowIso : new Date(new Date(before.row.updatedAt).getTime() + 1).toISOString();
-  const row: SubscriptionRow = { ...before.row, ...changes, updatedAt };
   // Items this change touched carry its time, as their stored rows do.
   const items = (options.items ?? before.items).map((i) => {
     const old = before.items.find((b) => b.id === i.id);
     return !old || JSON.stringify(old) !== JSON.stringify(i) ? { ...i, updatedAt: nowIso } : i;
   });
-  const agg: SubscriptionAggregate = { ...before, ...options.after, row, items };
-  const resource = renderSubscription(agg, ctx.now);
-  const { id: _id, tenantId: _t, createdAt: _c, ...set } = row;
-  try {
-    await ctx.db.batch([
-      ctx.db
-        .update(subscriptions)
-        .set(set)
-        .where(and(eq(subscriptions.tenantId, ctx.tenant.id), eq(subscriptions.id, row.id), eq(subscriptions.updatedAt, before.row.updatedAt))),
-      requirePreviousChange(ctx.db),
-      ...(options.statements ?? []),
-      insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: eventType, resourceId: row.id, data: resource, now: ctx.now }),
-      ...(options.extraEvents ?? []).map((e) => insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: e.type, resourceId: row.id, data: e.data, now: ctx.now })),
-    ]);
-  } catch (err) {
-    if (isGuardFailure(err)) throw ApiError.conflict('The subscription was changed concurrently; reload and retry.', 'concurrent-update');
-    throw err;
-  }
-  return { resource, agg };
+  const aggregate = (row: SubscriptionRow): SubscriptionAggregate => ({ ...before, ...options.after, row, items });
+  const { row, resource } = await commitGuarded(ctx, {
+    table: subscriptions,
+    current: before.row,
+    changes,
+    render: (next) => renderSubscription(aggregate(next), ctx.now),
+    statements: options.statements,
+    events: [eventType, ...(options.extraEvents ?? [])],
+    conflict: 'The subscription was changed concurrently; reload and retry.',
+  });
+  return { resource, agg: aggregate(row) };
 }
 
 /**
@@ -115,7 +105,7 @@ export async function updateSubscription(ctx: ServiceContext, id: string, input:
         items: items.map((i) => withPrice(i, catalogue)),
         statements: [
           ctx.db.delete(subscriptionItems).where(and(eq(subscriptionItems.tenantId, ctx.tenant.id), eq(subscriptionItems.subscriptionId, id))),
-          ...insertItems(ctx, items),
+          ...insertRows(ctx.db, subscriptionItems, items),
         ],
         after: {
           customer: refs.customer ?? before.customer,

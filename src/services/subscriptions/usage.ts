@@ -7,6 +7,7 @@ import { fetchPage } from '../../db/paging';
 import { billInstantUsage } from '../billing/bill';
 import { billingGroups, customers, measurements, products, subscriptionItems, subscriptions, usageEvents, pricePlans } from '../../db/schema';
 import { tenantRowsById } from '../../db/client';
+import { insertRows } from '../../db/insert';
 import { ApiError, type Violation } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import type { Page } from '../../http/pagination';
@@ -133,12 +134,9 @@ export async function ingestUsage(ctx: ServiceContext, events: UsageEventInput[]
   });
   let accepted = 0;
   if (rows.length) {
-    // 9 columns a row: 11 rows a statement stay under D1's 100 bound parameters; one batch is atomic.
-    const statements: BatchItem<'sqlite'>[] = [];
-    for (let i = 0; i < rows.length; i += 11) {
-      statements.push(ctx.db.insert(usageEvents).values(rows.slice(i, i + 11)).onConflictDoNothing().returning({ id: usageEvents.eventId }));
-    }
-    const results = (await ctx.db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as unknown as { id: string }[][];
+    // One batch is atomic; a duplicate event id is skipped, and what each statement returns was stored.
+    const statements = insertRows(ctx.db, usageEvents, rows, { finish: (q) => q.onConflictDoNothing().returning({ id: usageEvents.eventId }) });
+    const results = (await ctx.db.batch(statements as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as unknown as { id: string }[][];
     accepted = results.reduce((n, r) => n + r.length, 0);
   }
   // instant_metered usage is billed at once, each push on its own invoice.
