@@ -1,39 +1,13 @@
 import { z } from '@hono/zod-openapi';
-import { eq } from 'drizzle-orm';
-import { coupons } from '../../db/schema';
 import { serviceContext } from '../../http/context';
 import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../http/openapi';
 import { idParam, moneyInput, requiredText, timestamp } from '../../http/schemas';
 import { couponService, toggleCoupon } from '../../services/catalogue/coupons';
 import { registerResourceRoutes } from '../resource-routes';
+import { CouponSchema } from '../../schemas/catalogue';
 
 const ids = z.array(z.string().min(1).max(64)).max(100).default([]);
 const count = z.number().int().min(1).max(1_000_000_000).nullable().optional().transform((v) => v ?? null);
-
-export const CouponSchema = z
-  .object({
-    id: z.string(),
-    code: z.string(),
-    name: z.string(),
-    type: z.enum(['percentage', 'fixed_amount']),
-    percentage: z.number().int().nullable(),
-    fixedAmount: z.object({ amount: z.string(), currencyCode: z.string() }).nullable(),
-    frequency: z.enum(['once', 'limited', 'lifetime']),
-    frequencyInterval: z.number().int().nullable(),
-    maxRedemptions: z.number().int().nullable(),
-    maxRedemptionsPerCustomer: z.number().int().nullable(),
-    expiresAt: z.string().nullable(),
-    limitedToPlans: z.array(z.string()),
-    excludedFromPlans: z.array(z.string()),
-    limitedToProducts: z.array(z.string()),
-    excludedFromProducts: z.array(z.string()),
-    isEnabled: z.boolean(),
-    reedemptions: z.boolean().openapi({ description: 'True once a customer redeemed the coupon (spelling as in the interface spec)' }),
-    redemptionCount: z.number().int(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-  })
-  .openapi('Coupon');
 
 const CouponWriteSchema = z
   .strictObject({
@@ -58,18 +32,13 @@ const CouponWriteSchema = z
 export const couponRoutes = createRouter();
 
 registerResourceRoutes(couponRoutes, {
-  path: '/coupons',
+  paths: { collection: '/coupons', item: '/coupons/{id}' },
   name: 'Coupon',
   tag: 'Coupons',
   permission: 'coupon',
   service: couponService,
   schema: CouponSchema,
   writeSchema: CouponWriteSchema,
-  filters: {
-    code: { schema: z.string().max(64), where: (v: string) => eq(coupons.code, v) },
-    isEnabled: { schema: z.enum(['true', 'false']), where: (v: string) => eq(coupons.isEnabled, v === 'true') },
-  },
-  sortable: { code: coupons.code, createdAt: coupons.createdAt },
   descriptions: {
     list: 'Look a coupon up by its code with `?code=`.',
     put: 'Refused with 409 once the coupon has been redeemed (reedemptions true).',

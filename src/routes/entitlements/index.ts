@@ -1,6 +1,4 @@
 import { z } from '@hono/zod-openapi';
-import { eq } from 'drizzle-orm';
-import { features } from '../../db/schema';
 import { serviceContext } from '../../http/context';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../http/openapi';
 import { collectionSchema, paginationQuery } from '../../http/pagination';
@@ -13,7 +11,7 @@ import { FeatureAssignmentSchema, FeatureSchema } from './schemas';
 export const entitlementRoutes = createRouter();
 
 registerResourceRoutes(entitlementRoutes, {
-  path: '/entitlement/features',
+  paths: { collection: '/entitlement/features', item: '/entitlement/features/{id}' },
   name: 'Feature',
   tag: 'Entitlements',
   permission: 'feature',
@@ -35,8 +33,6 @@ registerResourceRoutes(entitlementRoutes, {
       unit: optionalText(1, 64),
     })
     .openapi('FeatureWrite'),
-  filters: { code: { schema: z.string().max(64), where: (v: string) => eq(features.code, v) } },
-  sortable: { code: features.code, name: features.name },
   descriptions: { put: 'The code cannot change: applications check entitlements by code.' },
 });
 

@@ -1,14 +1,11 @@
 import { z } from '@hono/zod-openapi';
-import { eq } from 'drizzle-orm';
-import { plans } from '../../db/schema';
 import { serviceContext } from '../../http/context';
 import { createRouter, defineRoute, jsonResponse } from '../../http/openapi';
 import { decimalString, durationText, idParam, optionalText, requiredText } from '../../http/schemas';
 import { planService, transitionPlan } from '../../services/catalogue/plans';
 import { registerResourceRoutes } from '../resource-routes';
+import { CHANGE_BEHAVIOURS, PLAN_STATUSES, PlanSchema } from '../../schemas/catalogue';
 
-const statuses = ['draft', 'active', 'inactive', 'archived'] as const;
-const changeBehaviours = ['upgradeable', 'downgradeable', 'upgradeable_and_downgradeable', 'not_changeable'] as const;
 const positive = decimalString(4).refine((v) => /[1-9]/.test(v), { message: 'Must be greater than 0.', params: { code: 'too_small' } });
 
 const PlanItemSchema = z
@@ -23,27 +20,6 @@ const PlanAddonSchema = z
   })
   .openapi('PlanAddon');
 
-export const PlanSchema = z
-  .object({
-    id: z.string(),
-    family: z.string(),
-    code: z.string(),
-    name: z.string(),
-    description: z.string().nullable(),
-    originProduct: z.string().nullable(),
-    allowCheckout: z.boolean(),
-    status: z.enum(statuses),
-    changeBehaviour: z.enum(changeBehaviours),
-    changeApplyBehaviour: z.enum(['immediately', 'end_of_period']).nullable(),
-    contractPeriod: z.string().nullable(),
-    cancellationPeriod: z.string().nullable(),
-    items: z.array(z.object({ product: z.string(), pricePlan: z.string(), quantity: z.string() })),
-    addons: z.array(z.object({ product: z.string(), pricePlan: z.string(), minQuantity: z.string(), maxQuantity: z.string().nullable() })),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-  })
-  .openapi('Plan');
-
 const PlanWriteSchema = z
   .strictObject({
     family: z.string().min(1).max(64),
@@ -52,7 +28,7 @@ const PlanWriteSchema = z
     description: optionalText(1, 10_000),
     originProduct: z.string().min(1).max(64).nullable().optional().transform((v) => v ?? null),
     allowCheckout: z.boolean().default(false),
-    changeBehaviour: z.enum(changeBehaviours).default('upgradeable_and_downgradeable'),
+    changeBehaviour: z.enum(CHANGE_BEHAVIOURS).default('upgradeable_and_downgradeable'),
     changeApplyBehaviour: z.enum(['immediately', 'end_of_period']).nullable().optional().transform((v) => v ?? null),
     contractPeriod: durationText.nullable().optional().transform((v) => v ?? null),
     cancellationPeriod: durationText.nullable().optional().transform((v) => v ?? null),
@@ -64,19 +40,13 @@ const PlanWriteSchema = z
 export const planRoutes = createRouter();
 
 registerResourceRoutes(planRoutes, {
-  path: '/plans',
+  paths: { collection: '/plans', item: '/plans/{id}' },
   name: 'Plan',
   tag: 'Plans',
   permission: 'plan',
   service: planService,
   schema: PlanSchema,
   writeSchema: PlanWriteSchema,
-  filters: {
-    status: { schema: z.enum(statuses), where: (v: (typeof statuses)[number]) => eq(plans.status, v) },
-    family: { schema: z.string().max(64), where: (v: string) => eq(plans.familyId, v) },
-    code: { schema: z.string().max(64), where: (v: string) => eq(plans.code, v) },
-  },
-  sortable: { name: plans.name, code: plans.code, createdAt: plans.createdAt },
   descriptions: {
     create: 'Plans start as drafts. Only active plans can be used for new subscriptions; see PUT /plans/{id}/activate.',
     delete: 'Only draft plans can be deleted (409 otherwise); archive a plan that was active.',

@@ -1,14 +1,10 @@
 import { z } from '@hono/zod-openapi';
-import { eq } from 'drizzle-orm';
-import { pricePlans } from '../../db/schema';
 import { serviceContext } from '../../http/context';
 import { createRouter, defineRoute, jsonResponse } from '../../http/openapi';
 import { currencyCode, decimalString, durationText, idParam, optionalText } from '../../http/schemas';
 import { archivePricePlan, pricePlanService } from '../../services/catalogue/price-plans';
 import { registerResourceRoutes } from '../resource-routes';
-
-const calculationTypes = ['flat_fee', 'per_unit', 'tiered', 'volume', 'stair_step', 'percentage'] as const;
-const types = ['recurring', 'one_time', 'metered', 'instant_metered'] as const;
+import { CALCULATION_TYPES, PRICE_PLAN_TYPES, PricePlanSchema } from '../../schemas/catalogue';
 
 const TierSchema = z
   .strictObject({
@@ -18,34 +14,6 @@ const TierSchema = z
   })
   .openapi('PriceTier');
 
-export const PricePlanSchema = z
-  .object({
-    id: z.string(),
-    product: z.string(),
-    internalName: z.string().nullable(),
-    status: z.enum(['active', 'inactive', 'archived']),
-    type: z.enum(types),
-    calculationType: z.enum(calculationTypes),
-    currencyCode: z.string(),
-    price: z.object({ amount: z.string(), currencyCode: z.string(), createdAt: z.string(), updatedAt: z.string(), tenantId: z.string() }).nullable(),
-    percentage: z.string().nullable(),
-    tiers: z.array(z.object({ upTo: z.string().nullable(), unitPrice: z.string(), flatPrice: z.string() })).nullable(),
-    freeUnits: z.string(),
-    billingInterval: z.string().nullable(),
-    showPricePerInterval: z.string().nullable(),
-    applyTrial: z.boolean(),
-    payInAdvance: z.boolean(),
-    proRata: z.boolean(),
-    custom: z.boolean(),
-    customer: z.string().nullable(),
-    salesChannel: z.string().nullable(),
-    inUse: z.boolean(),
-    checkoutLinkIds: z.array(z.string()),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-  })
-  .openapi('PricePlan');
-
 const nullable = <T extends z.ZodTypeAny>(s: T) => s.nullable().optional().transform((v) => v ?? null);
 
 const PricePlanWriteSchema = z
@@ -53,8 +21,8 @@ const PricePlanWriteSchema = z
     product: z.string().min(1).max(64),
     internalName: optionalText(1, 255),
     status: z.enum(['active', 'inactive']).default('active'),
-    type: nullable(z.enum(types)).openapi({ description: 'Derived from the product (charge → one_time) and its measurement type; if given it must match' }),
-    calculationType: z.enum(calculationTypes),
+    type: nullable(z.enum(PRICE_PLAN_TYPES)).openapi({ description: 'Derived from the product (charge → one_time) and its measurement type; if given it must match' }),
+    calculationType: z.enum(CALCULATION_TYPES),
     currencyCode,
     price: nullable(z.strictObject({ amount: decimalString(10) })),
     percentage: nullable(decimalString(10)),
@@ -74,20 +42,13 @@ const PricePlanWriteSchema = z
 export const pricePlanRoutes = createRouter();
 
 registerResourceRoutes(pricePlanRoutes, {
-  path: '/price-plans',
+  paths: { collection: '/price-plans', item: '/price-plans/{id}' },
   name: 'PricePlan',
   tag: 'Price plans',
   permission: 'price-plan',
   service: pricePlanService,
   schema: PricePlanSchema,
   writeSchema: PricePlanWriteSchema,
-  filters: {
-    product: { schema: z.string().max(64), where: (v: string) => eq(pricePlans.productId, v) },
-    status: { schema: z.enum(['active', 'inactive', 'archived']), where: (v: 'active' | 'inactive' | 'archived') => eq(pricePlans.status, v) },
-    currencyCode: { schema: z.string().max(3), where: (v: string) => eq(pricePlans.currencyCode, v) },
-    customer: { schema: z.string().max(64), where: (v: string) => eq(pricePlans.customerId, v) },
-  },
-  sortable: { createdAt: pricePlans.createdAt },
   descriptions: {
     create:
       'flat_fee and per_unit take price.amount; tiered (graduated), volume and stair_step take tiers [{upTo, unitPrice, flatPrice}] with the last upTo null; percentage takes percentage (0..100). freeUnits are deducted first. Usage price plans are billed in arrears.',

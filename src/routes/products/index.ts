@@ -1,34 +1,10 @@
 import { z } from '@hono/zod-openapi';
-import { eq, ne, sql } from 'drizzle-orm';
-import { containsText, outer } from '../../db/client';
-import { products } from '../../db/schema';
 import { serviceContext } from '../../http/context';
 import { createRouter, defineRoute, jsonResponse } from '../../http/openapi';
 import { customFieldValues, idParam, optionalText, requiredText } from '../../http/schemas';
 import { productService, setProductArchived } from '../../services/catalogue/products';
 import { registerResourceRoutes } from '../resource-routes';
-
-const ref = z.object({ id: z.string() }).passthrough();
-
-export const ProductSchema = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    description: z.string().nullable(),
-    internalName: z.string().nullable(),
-    number: z.string().nullable(),
-    type: z.enum(['product', 'charge', 'plan']),
-    productFamilies: z.array(z.object({ id: z.string(), name: z.string().optional() })),
-    measurement: ref.nullable(),
-    taxGroup: ref.nullable(),
-    invoiceVisibility: z.enum(['always', 'only_if_charged']),
-    costCentre: ref.nullable(),
-    isArchived: z.boolean(),
-    customFields: z.record(z.string(), z.unknown()).nullable(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-  })
-  .openapi('Product');
+import { ProductSchema } from '../../schemas/catalogue';
 
 const ProductWriteSchema = z
   .strictObject({
@@ -50,30 +26,13 @@ const tags = ['Products'];
 export const productRoutes = createRouter();
 
 registerResourceRoutes(productRoutes, {
-  path: '/catalogue/products',
+  paths: { collection: '/catalogue/products', item: '/catalogue/products/{id}' },
   name: 'Product',
   tag: 'Products',
   permission: 'product',
   service: productService,
   schema: ProductSchema,
   writeSchema: ProductWriteSchema,
-  filters: {
-    type: { schema: z.enum(['product', 'charge', 'plan']), where: (v: 'product' | 'charge' | 'plan') => eq(products.type, v) },
-    productFamily: {
-      schema: z.string().max(64),
-      where: (v: string) => sql`EXISTS (SELECT 1 FROM json_each(${outer(products.productFamilies)}) j WHERE j.value = ${v})`,
-    },
-    isArchived: { schema: z.enum(['true', 'false']), where: (v: string) => eq(products.isArchived, v === 'true') },
-    number: { schema: z.string().max(255), where: (v: string) => eq(products.number, v) },
-    search: {
-      schema: z.string().max(255),
-      where: (v: string) => containsText(products.name, v),
-    },
-    includePlanProducts: { schema: z.enum(['true', 'false']), where: () => undefined },
-  },
-  // Plan-type products belong to their plan and stay out of product lists unless asked for.
-  baseFilter: (q) => (q.type === undefined && q.includePlanProducts !== 'true' ? ne(products.type, 'plan') : undefined),
-  sortable: { name: products.name, number: products.number, createdAt: products.createdAt },
   descriptions: {
     list: 'Products of type plan are left out unless `type=plan` or `includePlanProducts=true`.',
     put: 'The type of a product cannot change after creation.',

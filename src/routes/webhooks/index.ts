@@ -1,6 +1,4 @@
 import { z } from '@hono/zod-openapi';
-import { eq } from 'drizzle-orm';
-import { webhooks } from '../../db/schema';
 import { EVENT_VERSION } from '../../events/catalogue';
 import { serviceContext } from '../../http/context';
 import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../http/openapi';
@@ -71,14 +69,13 @@ webhookRoutes.openapi(
 );
 
 registerResourceRoutes(webhookRoutes, {
-  path: '/webhooks',
+  paths: { collection: '/webhooks', item: '/webhooks/{id}' },
   name: 'Webhook',
   tag: 'Webhooks',
   permission: 'webhook',
   service: webhookService,
   schema: WebhookSchema,
   writeSchema: WebhookWriteSchema,
-  filters: { enabled: { schema: z.enum(['true', 'false']), where: (v: string) => eq(webhooks.enabled, v === 'true') } },
   skipCreate: true,
 });
 

@@ -1,9 +1,11 @@
+import { z } from '@hono/zod-openapi';
 import { outer } from '../../db/client';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { billingGroups, cancellationReasons, costCentres, measurements, productFamilies, units } from '../../db/schema';
 import type { ServiceContext } from '../context';
 import type { Violations } from '../../http/errors';
-import { checkReference, resourceService } from '../shared/resource';
+import { BILLING_GROUP_TYPES, MEASUREMENT_TYPES } from '../../schemas/catalogue';
+import { checkReference, listFilter, resourceService } from '../shared/resource';
 
 // The small catalogue records products and subscriptions point to: product families, units,
 // measurements, cost centres, cancellation reasons and billing groups.
@@ -31,6 +33,8 @@ export const productFamilyService = resourceService({
     sql`EXISTS (SELECT 1 FROM products p, json_each(p.product_families) j WHERE p.tenant_id = ${tenantId} AND j.value = ${id})
       OR EXISTS (SELECT 1 FROM plans WHERE tenant_id = ${tenantId} AND family_id = ${id})`,
   events: { created: 'product_family.created', updated: 'product_family.updated', deleted: 'product_family.deleted' },
+  filters: { name: listFilter(z.string().max(255), (v) => eq(productFamilies.name, v)) },
+  sortable: { name: productFamilies.name, createdAt: productFamilies.createdAt },
 });
 
 type UnitRow = typeof units.$inferSelect;
@@ -43,6 +47,8 @@ export const unitService = resourceService({
   uniques: { 'units.code': 'code' },
   inUse: (id, tenantId) => sql`EXISTS (SELECT 1 FROM measurements WHERE tenant_id = ${tenantId} AND unit_id = ${id})`,
   events: { created: 'unit.created', updated: 'unit.updated', deleted: 'unit.deleted' },
+  filters: { code: listFilter(z.string().max(255), (v) => eq(units.code, v)) },
+  sortable: { name: units.name, code: units.code },
 });
 
 type MeasurementRow = typeof measurements.$inferSelect & { unit?: string | null };
@@ -96,6 +102,11 @@ export const measurementService = resourceService({
   uniques: { 'measurements.code': 'code' },
   inUse: (id, tenantId) => sql`EXISTS (SELECT 1 FROM products WHERE tenant_id = ${tenantId} AND measurement_id = ${id})`,
   events: { created: 'measurement.created', updated: 'measurement.updated', deleted: 'measurement.deleted' },
+  filters: {
+    code: listFilter(z.string().max(255), (v) => eq(measurements.code, v)),
+    type: listFilter(z.enum(MEASUREMENT_TYPES), (v) => eq(measurements.type, v)),
+  },
+  sortable: { code: measurements.code, createdAt: measurements.createdAt },
 });
 
 type CostCentreRow = typeof costCentres.$inferSelect;
@@ -111,6 +122,8 @@ export const costCentreService = resourceService({
   uniques: { 'cost_centres.code': 'code' },
   inUse: (id, tenantId) => sql`EXISTS (SELECT 1 FROM products WHERE tenant_id = ${tenantId} AND cost_centre_id = ${id})`,
   events: { created: 'cost_centre.created', updated: 'cost_centre.updated', deleted: 'cost_centre.deleted' },
+  filters: { code: listFilter(z.string().max(255), (v) => eq(costCentres.code, v)) },
+  sortable: { name: costCentres.name, code: costCentres.code },
 });
 
 type ReasonRow = typeof cancellationReasons.$inferSelect;
@@ -122,6 +135,8 @@ export const cancellationReasonService = resourceService({
   writable: (r) => ({ code: r.code, name: r.name }),
   uniques: { 'cancellation_reasons.code': 'code' },
   events: { created: 'cancellation_reason.created', updated: 'cancellation_reason.updated', deleted: 'cancellation_reason.deleted' },
+  filters: { code: listFilter(z.string().max(255), (v) => eq(cancellationReasons.code, v)) },
+  sortable: { code: cancellationReasons.code, name: cancellationReasons.name },
 });
 
 type BillingGroupRow = typeof billingGroups.$inferSelect;
@@ -159,4 +174,6 @@ export const billingGroupService = resourceService({
   columns: (_ctx, input: BillingGroupInput) => input,
   writable: (r) => ({ name: r.name, type: r.type, customDay: r.customDay, customMonth: r.customMonth }),
   events: { created: 'billing_group.created', updated: 'billing_group.updated', deleted: 'billing_group.deleted' },
+  filters: { type: listFilter(z.enum(BILLING_GROUP_TYPES), (v) => eq(billingGroups.type, v)) },
+  sortable: { name: billingGroups.name },
 });

@@ -1,10 +1,11 @@
-import { sql } from 'drizzle-orm';
+import { z } from '@hono/zod-openapi';
+import { eq, sql } from 'drizzle-orm';
 import { checkPricePlan, type PricePlanPricing } from '../../billing/pricing';
 import { outer } from '../../db/client';
 import { customers, measurements, pricePlans, products, type PriceTier } from '../../db/schema';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
-import { checkReference, resourceService } from '../shared/resource';
+import { checkReference, listFilter, resourceService } from '../shared/resource';
 
 type PricePlanRow = typeof pricePlans.$inferSelect & { inUse?: number | null };
 export type PricePlanType = PricePlanRow['type'];
@@ -189,6 +190,13 @@ export const pricePlanService = resourceService({
   }),
   inUse: (id, tenantId) => inUseSql(id, tenantId),
   events: { created: 'price_plan.created', updated: 'price_plan.updated', deleted: 'price_plan.deleted' },
+  filters: {
+    product: listFilter(z.string().max(64), (v) => eq(pricePlans.productId, v)),
+    status: listFilter(z.enum(['active', 'inactive', 'archived']), (v) => eq(pricePlans.status, v)),
+    currencyCode: listFilter(z.string().max(3), (v) => eq(pricePlans.currencyCode, v)),
+    customer: listFilter(z.string().max(64), (v) => eq(pricePlans.customerId, v)),
+  },
+  sortable: { createdAt: pricePlans.createdAt },
 });
 
 function columnsOf(input: PricePlanInput, type: PricePlanType) {

@@ -1,3 +1,4 @@
+import { z } from '@hono/zod-openapi';
 import { and, eq, gt, isNull, lte, or, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { entitlements, featureAssignments, features, pricePlans, products, subscriptionItems, subscriptions } from '../../db/schema';
@@ -10,7 +11,7 @@ import { fetchPage } from '../../db/paging';
 import { rawStatement, tenantRowsById } from '../../db/client';
 import { collection } from '../../http/pagination';
 import { newId } from '../../lib/ids';
-import { checkReference, resourceService } from '../shared/resource';
+import { checkReference, listFilter, resourceService } from '../shared/resource';
 import type { SubscriptionAggregate } from './aggregate';
 
 type FeatureRow = typeof features.$inferSelect;
@@ -50,6 +51,8 @@ export const featureService = resourceService({
   uniques: { 'features.code': 'code' },
   inUse: (id, tenantId) => sql`EXISTS (SELECT 1 FROM feature_assignments WHERE tenant_id = ${tenantId} AND feature_id = ${id})`,
   events: { created: 'feature.created', updated: 'feature.updated', deleted: 'feature.deleted' },
+  filters: { code: listFilter(z.string().max(64), (v) => eq(features.code, v)) },
+  sortable: { code: features.code, name: features.name },
 });
 
 type AssignmentRow = typeof featureAssignments.$inferSelect;

@@ -1,3 +1,4 @@
+import { z } from '@hono/zod-openapi';
 import { and, desc, eq } from 'drizzle-orm';
 import { fetchPage } from '../../db/paging';
 import { webhookDeliveries, webhooks } from '../../db/schema';
@@ -7,7 +8,7 @@ import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import type { Page } from '../../http/pagination';
 import { systemNow } from '../../lib/clock';
-import { resourceService } from '../shared/resource';
+import { listFilter, resourceService } from '../shared/resource';
 
 type WebhookRow = typeof webhooks.$inferSelect;
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -80,6 +81,7 @@ export const webhookService = resourceService({
       : { secret: newWebhookSecret(), previousSecret: null, previousSecretExpiresAt: null, failureCount: 0, disabledReason: null }),
   }),
   writable: (r): WebhookInput => ({ url: r.url, events: r.events, version: r.version, enabled: r.enabled, activities: r.activities }),
+  filters: { enabled: listFilter(z.enum(['true', 'false']), (v) => eq(webhooks.enabled, v === 'true')) },
 });
 
 /** Creation shows the secret, once. */
