@@ -1,3 +1,4 @@
+import { z } from '@hono/zod-openapi';
 import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { customFields } from '../../db/schema';
@@ -5,7 +6,8 @@ import { isUniqueViolation } from '../../db/client';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { fetchPage } from '../../db/paging';
-import type { Page } from '../../http/pagination';
+import { paginationQuery } from '../../http/pagination';
+import { CUSTOM_FIELD_RESOURCES } from '../../schemas/customers';
 import { newId } from '../../lib/ids';
 
 export type CustomFieldRow = typeof customFields.$inferSelect;
@@ -90,9 +92,12 @@ export function checkCustomFieldValues(defs: CustomFieldRow[], values: Record<st
   }
 }
 
-export async function listCustomFields(ctx: ServiceContext, page: Page, resource?: CustomFieldResource) {
-  const where = and(eq(customFields.tenantId, ctx.tenant.id), resource ? eq(customFields.resource, resource) : undefined);
-  return fetchPage(ctx.db, customFields, where, [asc(customFields.createdAt), asc(customFields.id)], page, renderCustomField);
+/** GET /custom-fields: a page, optionally of one resource's fields. */
+export const customFieldListQuery = z.object({ ...paginationQuery, resource: z.enum(CUSTOM_FIELD_RESOURCES).optional() });
+
+export async function listCustomFields(ctx: ServiceContext, query: z.output<typeof customFieldListQuery>) {
+  const where = and(eq(customFields.tenantId, ctx.tenant.id), query.resource ? eq(customFields.resource, query.resource) : undefined);
+  return fetchPage(ctx.db, customFields, where, [asc(customFields.createdAt), asc(customFields.id)], query, renderCustomField);
 }
 
 async function findCustomField(ctx: ServiceContext, id: string): Promise<CustomFieldRow> {

@@ -9,7 +9,7 @@ import type { ServiceContext } from '../context';
 import type { Page } from '../../http/pagination';
 import { fetchPage } from '../../db/paging';
 import { rawStatement, tenantRowsById } from '../../db/client';
-import { collection } from '../../http/pagination';
+import { collection, paginationQuery } from '../../http/pagination';
 import { newId } from '../../lib/ids';
 import { checkReference, listFilter, resourceService } from '../shared/resource';
 import type { SubscriptionAggregate } from './aggregate';
@@ -244,13 +244,16 @@ export async function createAssignment(ctx: ServiceContext, input: AssignmentInp
   return resource;
 }
 
-export async function listAssignments(ctx: ServiceContext, page: Page, filters: { feature?: string; objectId?: string }) {
+/** GET /entitlement/feature-assignments: a page, optionally of one feature or one product / price plan. */
+export const assignmentListQuery = z.object({ ...paginationQuery, feature: z.string().max(64).optional(), objectId: z.string().max(64).optional() });
+
+export async function listAssignments(ctx: ServiceContext, query: z.output<typeof assignmentListQuery>) {
   const where = and(
     eq(featureAssignments.tenantId, ctx.tenant.id),
-    filters.feature ? eq(featureAssignments.featureId, filters.feature) : undefined,
-    filters.objectId ? eq(featureAssignments.objectId, filters.objectId) : undefined,
+    query.feature ? eq(featureAssignments.featureId, query.feature) : undefined,
+    query.objectId ? eq(featureAssignments.objectId, query.objectId) : undefined,
   );
-  const result = await fetchPage(ctx.db, featureAssignments, where, [featureAssignments.createdAt, featureAssignments.id].map((c) => sql`${c}`), page, (a) => a);
+  const result = await fetchPage(ctx.db, featureAssignments, where, [featureAssignments.createdAt, featureAssignments.id].map((c) => sql`${c}`), query, (a) => a);
   const featureRows = result.data.length
     ? await ctx.db
         .select()

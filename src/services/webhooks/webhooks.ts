@@ -6,7 +6,8 @@ import { EVENT_CATALOGUE, EVENT_VERSION } from '../../events/catalogue';
 import { newWebhookSecret } from '../../events/signing';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
-import type { Page } from '../../http/pagination';
+import { paginationQuery } from '../../http/pagination';
+import { DELIVERY_STATUSES } from '../../schemas/webhooks';
 import { systemNow } from '../../lib/clock';
 import { listFilter, resourceService } from '../shared/resource';
 
@@ -119,10 +120,13 @@ export function renderDelivery(d: DeliveryRow) {
   };
 }
 
-export async function listDeliveries(ctx: ServiceContext, webhookId: string, page: Page, status?: DeliveryRow['status']) {
+/** GET /webhooks/{id}/deliveries: a page, optionally of one status. */
+export const deliveryListQuery = z.object({ ...paginationQuery, status: z.enum(DELIVERY_STATUSES).optional() });
+
+export async function listDeliveries(ctx: ServiceContext, webhookId: string, query: z.output<typeof deliveryListQuery>) {
   await webhookService.find(ctx, webhookId);
-  const where = and(eq(webhookDeliveries.tenantId, ctx.tenant.id), eq(webhookDeliveries.webhookId, webhookId), status ? eq(webhookDeliveries.status, status) : undefined);
-  return fetchPage(ctx.db, webhookDeliveries, where, [desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)], page, renderDelivery);
+  const where = and(eq(webhookDeliveries.tenantId, ctx.tenant.id), eq(webhookDeliveries.webhookId, webhookId), query.status ? eq(webhookDeliveries.status, query.status) : undefined);
+  return fetchPage(ctx.db, webhookDeliveries, where, [desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)], query, renderDelivery);
 }
 
 /** Sends a delivery again from the start of the retry schedule, whatever became of it. */
