@@ -6,19 +6,20 @@ import { createRouter, defineRoute, jsonBody, jsonResponse, mergePatchBody, noCo
 import { collectionSchema, paginationQuery, sortDirection } from '../http/pagination';
 import type { PermissionResource } from '../http/permissions';
 import { idParam } from '../http/schemas';
-import type { ListQuery, ResourceService } from '../services/shared/resource';
+import type { ResourceService } from '../services/shared/resource';
 
 type Router = ReturnType<typeof createRouter>;
 
-export interface ResourceRoutes<Row extends { id: string }, Input, Resource> {
+export interface ResourceRoutes<S extends z.ZodType, Row extends { id: string }, Input> {
   /** Literal paths, so a route is found by searching for it: `{ collection: '/units', item: '/units/{id}' }`. */
   paths: { collection: string; item: string };
   /** OpenAPI component name of the resource, e.g. `Unit`. */
   name: string;
   tag: string;
   permission: PermissionResource;
-  service: ResourceService<Row, Input, Resource>;
-  schema: z.ZodTypeAny;
+  /** Renders exactly what `schema` declares: the generic ties the two together at each call site. */
+  service: ResourceService<Row, Input, z.infer<S>>;
+  schema: S;
   writeSchema: z.ZodType<Input>;
   /** The resource registers its own create route (e.g. one that shows a secret once). */
   skipCreate?: boolean;
@@ -32,7 +33,7 @@ export interface ResourceRoutes<Row extends { id: string }, Input, Resource> {
  * conventions everywhere: pagination, filters, `order[…]`, permissions, 404 across tenants. The list
  * filters and sortable fields are the ones the service declares.
  */
-export function registerResourceRoutes<Row extends { id: string }, Input, Resource>(router: Router, r: ResourceRoutes<Row, Input, Resource>) {
+export function registerResourceRoutes<S extends z.ZodType, Row extends { id: string }, Input>(router: Router, r: ResourceRoutes<S, Row, Input>) {
   const tags = [r.tag];
   const read = `${r.permission}:read` as const;
   const write = `${r.permission}:write` as const;
@@ -58,7 +59,7 @@ export function registerResourceRoutes<Row extends { id: string }, Input, Resour
       request: { query },
       responses: { 200: jsonResponse(collectionSchema(r.schema, `${r.name}Collection`), `A page of ${r.tag.toLowerCase()}`) },
     }),
-    async (c) => c.json((await r.service.list(serviceContext(c), c.req.valid('query') as ListQuery)) as never, 200),
+    async (c) => c.json(await r.service.list(serviceContext(c), c.req.valid('query')), 200),
   );
 
   if (!r.skipCreate)
@@ -70,10 +71,10 @@ export function registerResourceRoutes<Row extends { id: string }, Input, Resour
       tags,
       summary: `Create a ${lower}`,
       description: r.descriptions?.create,
-      request: { body: jsonBody(r.writeSchema as z.ZodTypeAny) },
+      request: { body: jsonBody(r.writeSchema) },
       responses: { 201: jsonResponse(r.schema, `The ${lower}`) },
     }),
-    async (c) => c.json((await r.service.create(serviceContext(c), c.req.valid('json') as Input)) as never, 201),
+    async (c) => c.json(await r.service.create(serviceContext(c), c.req.valid('json')), 201),
   );
 
   router.openapi(
@@ -87,7 +88,7 @@ export function registerResourceRoutes<Row extends { id: string }, Input, Resour
       request: { params },
       responses: { 200: jsonResponse(r.schema, `The ${lower}`) },
     }),
-    async (c) => c.json(r.service.render(await r.service.find(serviceContext(c), c.req.valid('param').id)) as never, 200),
+    async (c) => c.json(r.service.render(await r.service.find(serviceContext(c), c.req.valid('param').id)), 200),
   );
 
   router.openapi(
@@ -98,10 +99,10 @@ export function registerResourceRoutes<Row extends { id: string }, Input, Resour
       tags,
       summary: `Replace a ${lower}`,
       description: r.descriptions?.put,
-      request: { params, body: jsonBody(r.writeSchema as z.ZodTypeAny) },
+      request: { params, body: jsonBody(r.writeSchema) },
       responses: { 200: jsonResponse(r.schema, `The ${lower}`) },
     }),
-    async (c) => c.json((await r.service.update(serviceContext(c), c.req.valid('param').id, c.req.valid('json') as Input)) as never, 200),
+    async (c) => c.json(await r.service.update(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 200),
   );
 
   const writable = r.service.hooks.writable;
@@ -123,7 +124,7 @@ export function registerResourceRoutes<Row extends { id: string }, Input, Resour
         const current = writable(await r.service.find(ctx, id));
         const parsed = r.writeSchema.safeParse(applyMergePatch(current, c.req.valid('json')));
         if (!parsed.success) throw ApiError.validation(zodViolations(parsed.error));
-        return c.json((await r.service.update(ctx, id, parsed.data)) as never, 200);
+        return c.json(await r.service.update(ctx, id, parsed.data), 200);
       },
     );
   }

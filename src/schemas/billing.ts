@@ -16,8 +16,6 @@ export const BillingRunSchema = z
     finishedAt: z.string().nullable(),
   })
   .openapi('BillingRun');
-/** A billing run as the API shows it (also what the TenantObject answers over RPC). */
-export type BillingRunView = z.infer<typeof BillingRunSchema>;
 
 export const ExchangeRatesSchema = z
   .object({ date: z.string(), data: z.array(z.object({ currency: z.string(), rate: z.string(), date: z.string(), base: z.literal('EUR') })) })

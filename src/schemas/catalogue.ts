@@ -47,6 +47,8 @@ export const MeasurementSchema = z
   .openapi('Measurement');
 export type MeasurementResource = z.infer<typeof MeasurementSchema>;
 
+export const REVERSE_CHARGE_TYPES = ['REVERSE_CHARGE_DEACTIVATED', 'REVERSE_CHARGE', 'REVERSE_CHARGE_INTRA_EU_SUPPLY'] as const;
+
 export const BILLING_GROUP_TYPES = ['start_of_month', 'end_of_month', 'start_of_year', 'end_of_year', 'custom'] as const;
 
 export const BillingGroupSchema = z
@@ -62,7 +64,24 @@ export const BillingGroupSchema = z
   .openapi('BillingGroup');
 export type BillingGroupResource = z.infer<typeof BillingGroupSchema>;
 
-const ref = z.object({ id: z.string() }).passthrough();
+// A product embeds the records it refers to. The event of a change that moved a reference is written
+// before the new record can be read back, so there the embed is `{id}` only; hence the optional fields.
+const EmbeddedMeasurementSchema = z.object({
+  id: z.string(),
+  code: z.string().optional(),
+  description: z.string().nullable().optional(),
+  aggregationType: z.enum(AGGREGATION_TYPES).optional(),
+  type: z.enum(MEASUREMENT_TYPES).optional(),
+  fairBilling: z.boolean().optional(),
+  unit: z.object({ id: z.string(), name: z.string(), code: z.string() }).optional(),
+});
+const EmbeddedTaxGroupSchema = z.object({
+  id: z.string(),
+  internalDescription: z.string().nullable().optional(),
+  reverseChargeType: z.enum(REVERSE_CHARGE_TYPES).optional(),
+  type: z.enum(['standard', 'reduced']).optional(),
+});
+const EmbeddedCostCentreSchema = CostCentreSchema.partial().extend({ id: z.string() });
 
 export const ProductSchema = z
   .object({
@@ -73,10 +92,10 @@ export const ProductSchema = z
     number: z.string().nullable(),
     type: z.enum(['product', 'charge', 'plan']),
     productFamilies: z.array(z.object({ id: z.string(), name: z.string().optional() })),
-    measurement: ref.nullable(),
-    taxGroup: ref.nullable(),
+    measurement: EmbeddedMeasurementSchema,
+    taxGroup: EmbeddedTaxGroupSchema,
     invoiceVisibility: z.enum(['always', 'only_if_charged']),
-    costCentre: ref.nullable(),
+    costCentre: EmbeddedCostCentreSchema.nullable(),
     isArchived: z.boolean(),
     customFields: z.record(z.string(), z.unknown()).nullable(),
     createdAt: z.string(),
@@ -169,8 +188,6 @@ export const CouponSchema = z
   })
   .openapi('Coupon');
 export type CouponResource = z.infer<typeof CouponSchema>;
-
-export const REVERSE_CHARGE_TYPES = ['REVERSE_CHARGE_DEACTIVATED', 'REVERSE_CHARGE', 'REVERSE_CHARGE_INTRA_EU_SUPPLY'] as const;
 
 export const TaxGroupSchema = z
   .object({

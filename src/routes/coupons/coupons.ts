@@ -59,5 +59,5 @@ couponRoutes.openapi(
     },
     responses: { 200: jsonResponse(CouponSchema, 'The coupon') },
   }),
-  async (c) => c.json((await toggleCoupon(serviceContext(c), c.req.valid('param').id, c.req.valid('json').isEnabled)) as never, 200),
+  async (c) => c.json(await toggleCoupon(serviceContext(c), c.req.valid('param').id, c.req.valid('json').isEnabled), 200),
 );

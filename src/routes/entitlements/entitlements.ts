@@ -43,5 +43,5 @@ entitlementRoutes.openapi(
     request: { params: z.object({ id: idParam('id', 'Subscription id') }), query: z.object(paginationQuery) },
     responses: { 200: jsonResponse(collectionSchema(EntitlementSchema, 'EntitlementCollection'), 'Entitlements') },
   }),
-  async (c) => c.json((await listSubscriptionEntitlements(serviceContext(c), c.req.valid('param').id, c.req.valid('query'))) as never, 200),
+  async (c) => c.json(await listSubscriptionEntitlements(serviceContext(c), c.req.valid('param').id, c.req.valid('query')), 200),
 );

@@ -38,7 +38,7 @@ featureAssignmentRoutes.openapi(
     },
     responses: { 201: jsonResponse(FeatureAssignmentSchema, 'The assignment') },
   }),
-  async (c) => c.json((await createAssignment(serviceContext(c), c.req.valid('json'))) as never, 201),
+  async (c) => c.json(await createAssignment(serviceContext(c), c.req.valid('json')), 201),
 );
 
 featureAssignmentRoutes.openapi(
@@ -51,7 +51,7 @@ featureAssignmentRoutes.openapi(
     request: { query: assignmentListQuery },
     responses: { 200: jsonResponse(collectionSchema(FeatureAssignmentSchema, 'FeatureAssignmentCollection'), 'Assignments') },
   }),
-  async (c) => c.json((await listAssignments(serviceContext(c), c.req.valid('query'))) as never, 200),
+  async (c) => c.json(await listAssignments(serviceContext(c), c.req.valid('query')), 200),
 );
 
 featureAssignmentRoutes.openapi(
@@ -64,7 +64,7 @@ featureAssignmentRoutes.openapi(
     request: { params },
     responses: { 200: jsonResponse(FeatureAssignmentSchema, 'The assignment') },
   }),
-  async (c) => c.json((await getAssignment(serviceContext(c), c.req.valid('param').id)) as never, 200),
+  async (c) => c.json(await getAssignment(serviceContext(c), c.req.valid('param').id), 200),
 );
 
 featureAssignmentRoutes.openapi(

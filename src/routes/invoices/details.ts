@@ -23,7 +23,7 @@ invoiceDetailRoutes.openapi(
     request: { params, body: jsonBody(z.strictObject({ dunningDisabled: z.boolean() }).openapi('InvoiceDunning')) },
     responses: documentResponse,
   }),
-  async (c) => c.json((await setDunning(serviceContext(c), c.req.valid('param').id, c.req.valid('json').dunningDisabled)) as never, 200),
+  async (c) => c.json(await setDunning(serviceContext(c), c.req.valid('param').id, c.req.valid('json').dunningDisabled), 200),
 );
 
 invoiceDetailRoutes.openapi(
@@ -36,7 +36,7 @@ invoiceDetailRoutes.openapi(
     request: { params, body: jsonBody(z.strictObject({ internalNote: optionalText(1, 10_000) }).openapi('InvoiceNote')) },
     responses: documentResponse,
   }),
-  async (c) => c.json((await setNote(serviceContext(c), c.req.valid('param').id, c.req.valid('json'))) as never, 200),
+  async (c) => c.json(await setNote(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 200),
 );
 
 invoiceDetailRoutes.openapi(
@@ -49,7 +49,7 @@ invoiceDetailRoutes.openapi(
     request: { params, body: jsonBody(z.strictObject({ address: z.string().min(1).max(64).nullable() }).openapi('InvoiceAddress')) },
     responses: documentResponse,
   }),
-  async (c) => c.json((await setAddress(serviceContext(c), c.req.valid('param').id, c.req.valid('json').address)) as never, 200),
+  async (c) => c.json(await setAddress(serviceContext(c), c.req.valid('param').id, c.req.valid('json').address), 200),
 );
 
 invoiceDetailRoutes.openapi(
@@ -62,5 +62,5 @@ invoiceDetailRoutes.openapi(
     request: { params, body: jsonBody(z.strictObject({ paymentMethod: z.string().min(1).max(64).nullable() }).openapi('InvoicePaymentMethod')) },
     responses: documentResponse,
   }),
-  async (c) => c.json((await setPaymentMethod(serviceContext(c), c.req.valid('param').id, c.req.valid('json').paymentMethod)) as never, 200),
+  async (c) => c.json(await setPaymentMethod(serviceContext(c), c.req.valid('param').id, c.req.valid('json').paymentMethod), 200),
 );

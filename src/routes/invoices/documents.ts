@@ -26,7 +26,7 @@ invoiceDocumentRoutes.openapi(
     request: { params },
     responses: { 200: jsonResponse(InvoiceSchema, 'The document') },
   }),
-  async (c) => c.json((await resendInvoice(serviceContext(c), c.req.valid('param').id)) as never, 200),
+  async (c) => c.json(await resendInvoice(serviceContext(c), c.req.valid('param').id), 200),
 );
 
 invoiceDocumentRoutes.openapi(
@@ -70,6 +70,6 @@ invoiceDocumentRoutes.openapi(
     if (!timingSafeEqual(expected, signature) || Number(expires) * 1000 < systemNow().getTime()) throw ApiError.notFound('Document');
     const object = await c.env.DOCUMENTS.get(key);
     if (!object) throw ApiError.notFound('Document');
-    return new Response(object.body, { headers: { 'Content-Type': object.httpMetadata?.contentType ?? 'application/octet-stream', 'Cache-Control': 'private, no-store' } }) as never;
+    return new Response(object.body, { headers: { 'Content-Type': object.httpMetadata?.contentType ?? 'application/octet-stream', 'Cache-Control': 'private, no-store' } });
   },
 );

@@ -38,7 +38,7 @@ invoiceRoutes.openapi(
     request: { query: invoiceListQuery },
     responses: { 200: jsonResponse(collectionSchema(InvoiceSchema, 'InvoiceCollection'), 'A page of documents') },
   }),
-  async (c) => c.json((await listInvoices(serviceContext(c), c.req.valid('query'), customerScope(c))) as never, 200),
+  async (c) => c.json(await listInvoices(serviceContext(c), c.req.valid('query'), customerScope(c)), 200),
 );
 
 invoiceRoutes.openapi(
@@ -51,7 +51,7 @@ invoiceRoutes.openapi(
     request: { body: jsonBody(DraftSchema) },
     responses: { 201: jsonResponse(InvoiceSchema, 'The draft') },
   }),
-  async (c) => c.json((await createDraft(serviceContext(c), c.req.valid('json'))) as never, 201),
+  async (c) => c.json(await createDraft(serviceContext(c), c.req.valid('json')), 201),
 );
 
 invoiceRoutes.openapi(
@@ -68,7 +68,7 @@ invoiceRoutes.openapi(
   async (c) => {
     const agg = await loadInvoice(serviceContext(c), c.req.valid('param').id, customerScope(c));
     if (customerScope(c) && agg.row.status === 'STATUS_DRAFT') throw ApiError.notFound('Invoice');
-    return c.json(renderLoaded(agg) as never, 200);
+    return c.json(renderLoaded(agg), 200);
   },
 );
 
@@ -82,7 +82,7 @@ invoiceRoutes.openapi(
     request: { params, body: jsonBody(DraftSchema) },
     responses: { 200: jsonResponse(InvoiceSchema, 'The draft') },
   }),
-  async (c) => c.json((await updateDraft(serviceContext(c), c.req.valid('param').id, c.req.valid('json'))) as never, 200),
+  async (c) => c.json(await updateDraft(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 200),
 );
 
 invoiceRoutes.openapi(
@@ -103,5 +103,5 @@ invoiceRoutes.openapi(
     request: { params },
     responses: { 200: jsonResponse(InvoiceSchema, 'The rendition') },
   }),
-  async (c) => c.json(renderLoaded(await loadInvoice(serviceContext(c), c.req.valid('param').id)) as never, 200),
+  async (c) => c.json(renderLoaded(await loadInvoice(serviceContext(c), c.req.valid('param').id)), 200),
 );

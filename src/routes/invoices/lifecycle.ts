@@ -29,7 +29,7 @@ invoiceLifecycleRoutes.openapi(
   async (c) => {
     // Without a body the validated value is {}: no due date given.
     const body: { dueDate?: string | null } = c.req.valid('json');
-    return c.json((await finalizeInvoice(serviceContext(c), c.req.valid('param').id, body.dueDate ?? null)) as never, 200);
+    return c.json(await finalizeInvoice(serviceContext(c), c.req.valid('param').id, body.dueDate ?? null), 200);
   },
 );
 
@@ -44,7 +44,7 @@ invoiceLifecycleRoutes.openapi(
     request: { params },
     responses: documentResponse,
   }),
-  async (c) => c.json((await cancelInvoice(serviceContext(c), c.req.valid('param').id)) as never, 200),
+  async (c) => c.json(await cancelInvoice(serviceContext(c), c.req.valid('param').id), 200),
 );
 
 invoiceLifecycleRoutes.openapi(
@@ -67,7 +67,7 @@ invoiceLifecycleRoutes.openapi(
   }),
   async (c) => {
     const b = c.req.valid('json');
-    return c.json((await creditInvoice(serviceContext(c), c.req.valid('param').id, { positions: b.positions ?? null, reason: b.reason, comment: b.comment })) as never, 200);
+    return c.json(await creditInvoice(serviceContext(c), c.req.valid('param').id, { positions: b.positions ?? null, reason: b.reason, comment: b.comment }), 200);
   },
 );
 
@@ -81,7 +81,7 @@ invoiceLifecycleRoutes.openapi(
     request: { params },
     responses: documentResponse,
   }),
-  async (c) => c.json((await finalizeInvoice(serviceContext(c), c.req.valid('param').id, null)) as never, 200),
+  async (c) => c.json(await finalizeInvoice(serviceContext(c), c.req.valid('param').id, null), 200),
 );
 
 invoiceLifecycleRoutes.openapi(
@@ -94,7 +94,7 @@ invoiceLifecycleRoutes.openapi(
     request: { params },
     responses: documentResponse,
   }),
-  async (c) => c.json((await duplicateInvoice(serviceContext(c), c.req.valid('param').id)) as never, 200),
+  async (c) => c.json(await duplicateInvoice(serviceContext(c), c.req.valid('param').id), 200),
 );
 
 invoiceLifecycleRoutes.openapi(
@@ -107,5 +107,5 @@ invoiceLifecycleRoutes.openapi(
     request: { params },
     responses: documentResponse,
   }),
-  async (c) => c.json((await closeInvoice(serviceContext(c), c.req.valid('param').id)) as never, 200),
+  async (c) => c.json(await closeInvoice(serviceContext(c), c.req.valid('param').id), 200),
 );

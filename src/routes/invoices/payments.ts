@@ -28,5 +28,5 @@ invoicePaymentRoutes.openapi(
     request: { params, body: jsonBody(PaymentSchema) },
     responses: { 200: jsonResponse(InvoiceSchema, 'The document') },
   }),
-  async (c) => c.json((await addPayment(serviceContext(c), c.req.valid('param').id, c.req.valid('json'))) as never, 200),
+  async (c) => c.json(await addPayment(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 200),
 );

@@ -23,7 +23,7 @@ invoicePositionRoutes.openapi(
     request: { params, body: jsonBody(z.strictObject({ positions: z.array(PositionInputSchema).min(1).max(200) }).openapi('InvoicePositionsAdd')) },
     responses: { 200: jsonResponse(InvoiceSchema, 'The draft') },
   }),
-  async (c) => c.json((await addPositions(serviceContext(c), c.req.valid('param').id, c.req.valid('json').positions)) as never, 200),
+  async (c) => c.json(await addPositions(serviceContext(c), c.req.valid('param').id, c.req.valid('json').positions), 200),
 );
 
 invoicePositionRoutes.openapi(
@@ -36,7 +36,7 @@ invoicePositionRoutes.openapi(
     request: { params: positionParams, body: jsonBody(PositionInputSchema) },
     responses: { 200: jsonResponse(InvoiceSchema, 'The draft') },
   }),
-  async (c) => c.json((await updatePosition(serviceContext(c), c.req.valid('param').id, c.req.valid('json'))) as never, 200),
+  async (c) => c.json(await updatePosition(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 200),
 );
 
 invoicePositionRoutes.openapi(
@@ -49,5 +49,5 @@ invoicePositionRoutes.openapi(
     request: { params: positionParams },
     responses: { 200: jsonResponse(InvoiceSchema, 'The draft') },
   }),
-  async (c) => c.json((await deletePosition(serviceContext(c), c.req.valid('param').id)) as never, 200),
+  async (c) => c.json(await deletePosition(serviceContext(c), c.req.valid('param').id), 200),
 );

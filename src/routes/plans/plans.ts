@@ -66,7 +66,7 @@ planRoutes.openapi(
     request: { params },
     responses: { 200: jsonResponse(PlanSchema, 'The plan') },
   }),
-  async (c) => c.json((await transitionPlan(serviceContext(c), c.req.valid('param').id, 'activate')) as never, 200),
+  async (c) => c.json(await transitionPlan(serviceContext(c), c.req.valid('param').id, 'activate'), 200),
 );
 
 planRoutes.openapi(
@@ -79,7 +79,7 @@ planRoutes.openapi(
     request: { params },
     responses: { 200: jsonResponse(PlanSchema, 'The plan') },
   }),
-  async (c) => c.json((await transitionPlan(serviceContext(c), c.req.valid('param').id, 'deactivate')) as never, 200),
+  async (c) => c.json(await transitionPlan(serviceContext(c), c.req.valid('param').id, 'deactivate'), 200),
 );
 
 planRoutes.openapi(
@@ -92,5 +92,5 @@ planRoutes.openapi(
     request: { params },
     responses: { 200: jsonResponse(PlanSchema, 'The plan') },
   }),
-  async (c) => c.json((await transitionPlan(serviceContext(c), c.req.valid('param').id, 'archive')) as never, 200),
+  async (c) => c.json(await transitionPlan(serviceContext(c), c.req.valid('param').id, 'archive'), 200),
 );

@@ -66,5 +66,5 @@ pricePlanRoutes.openapi(
     request: { params: z.object({ id: idParam('id', 'Price plan id') }) },
     responses: { 200: jsonResponse(PricePlanSchema, 'The price plan') },
   }),
-  async (c) => c.json((await archivePricePlan(serviceContext(c), c.req.valid('param').id)) as never, 200),
+  async (c) => c.json(await archivePricePlan(serviceContext(c), c.req.valid('param').id), 200),
 );

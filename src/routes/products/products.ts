@@ -51,7 +51,7 @@ productRoutes.openapi(
     request: { params },
     responses: { 200: jsonResponse(ProductSchema, 'The product') },
   }),
-  async (c) => c.json((await setProductArchived(serviceContext(c), c.req.valid('param').id, true)) as never, 200),
+  async (c) => c.json(await setProductArchived(serviceContext(c), c.req.valid('param').id, true), 200),
 );
 
 productRoutes.openapi(
@@ -64,5 +64,5 @@ productRoutes.openapi(
     request: { params },
     responses: { 200: jsonResponse(ProductSchema, 'The product') },
   }),
-  async (c) => c.json((await setProductArchived(serviceContext(c), c.req.valid('param').id, false)) as never, 200),
+  async (c) => c.json(await setProductArchived(serviceContext(c), c.req.valid('param').id, false), 200),
 );

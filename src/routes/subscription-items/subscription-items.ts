@@ -11,7 +11,7 @@ export const subscriptionItemRoutes = createRouter();
 
 subscriptionItemRoutes.openapi(
   defineRoute({ method: 'get', path: '/subscription-items/{id}', access: 'subscription:read', tags, summary: 'Get a subscription item', request: { params }, responses: { 200: jsonResponse(SubscriptionItemSchema, 'The item') } }),
-  async (c) => c.json((await getItem(serviceContext(c), c.req.valid('param').id)) as never, 200),
+  async (c) => c.json(await getItem(serviceContext(c), c.req.valid('param').id), 200),
 );
 
 subscriptionItemRoutes.openapi(
@@ -27,7 +27,7 @@ subscriptionItemRoutes.openapi(
     },
     responses: { 200: jsonResponse(SubscriptionItemSchema, 'The item') },
   }),
-  async (c) => c.json((await updateItem(serviceContext(c), c.req.valid('param').id, c.req.valid('json'))) as never, 200),
+  async (c) => c.json(await updateItem(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 200),
 );
 
 subscriptionItemRoutes.openapi(
@@ -47,7 +47,7 @@ subscriptionItemRoutes.openapi(
     },
     responses: { 200: jsonResponse(SubscriptionItemSchema, 'The item') },
   }),
-  async (c) => c.json((await changeQuantity(serviceContext(c), c.req.valid('param').id, c.req.valid('json').quantity)) as never, 200),
+  async (c) => c.json(await changeQuantity(serviceContext(c), c.req.valid('param').id, c.req.valid('json').quantity), 200),
 );
 
 subscriptionItemRoutes.openapi(
@@ -62,7 +62,7 @@ subscriptionItemRoutes.openapi(
     request: { params, body: jsonBody(z.strictObject({ pricePlan: z.string().min(1).max(64) }).openapi('SubscriptionItemPricePlan')) },
     responses: { 200: jsonResponse(SubscriptionItemSchema, 'The item') },
   }),
-  async (c) => c.json((await changePricePlan(serviceContext(c), c.req.valid('param').id, c.req.valid('json').pricePlan)) as never, 200),
+  async (c) => c.json(await changePricePlan(serviceContext(c), c.req.valid('param').id, c.req.valid('json').pricePlan), 200),
 );
 
 subscriptionItemRoutes.openapi(
@@ -75,5 +75,5 @@ subscriptionItemRoutes.openapi(
     request: { params },
     responses: { 200: jsonResponse(SubscriptionItemSchema, 'The item') },
   }),
-  async (c) => c.json((await cancelItem(serviceContext(c), c.req.valid('param').id)) as never, 200),
+  async (c) => c.json(await cancelItem(serviceContext(c), c.req.valid('param').id), 200),
 );

@@ -23,7 +23,7 @@ subscriptionDetailRoutes.openapi(
     request: { params, body: jsonBody(z.strictObject({ invoiceAddress: z.string().min(1).max(64).nullable() }).openapi('SubscriptionInvoiceAddress')) },
     responses: { 200: jsonResponse(SubscriptionSchema, 'The subscription') },
   }),
-  async (c) => c.json((await setInvoiceAddress(serviceContext(c), c.req.valid('param').id, c.req.valid('json').invoiceAddress)) as never, 200),
+  async (c) => c.json(await setInvoiceAddress(serviceContext(c), c.req.valid('param').id, c.req.valid('json').invoiceAddress), 200),
 );
 
 subscriptionDetailRoutes.openapi(
@@ -39,7 +39,7 @@ subscriptionDetailRoutes.openapi(
     },
     responses: { 200: jsonResponse(SubscriptionSchema, 'The subscription') },
   }),
-  async (c) => c.json((await setPaymentMethod(serviceContext(c), c.req.valid('param').id, c.req.valid('json').paymentMethodId)) as never, 200),
+  async (c) => c.json(await setPaymentMethod(serviceContext(c), c.req.valid('param').id, c.req.valid('json').paymentMethodId), 200),
 );
 
 subscriptionDetailRoutes.openapi(
@@ -64,5 +64,5 @@ subscriptionDetailRoutes.openapi(
     },
     responses: { 200: jsonResponse(SubscriptionSchema, 'The subscription') },
   }),
-  async (c) => c.json((await orderProducts(serviceContext(c), c.req.valid('param').id, c.req.valid('json'))) as never, 200),
+  async (c) => c.json(await orderProducts(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 200),
 );

@@ -41,6 +41,6 @@ subscriptionEstimateRoutes.openapi(
   async (c) => {
     const invoice = await estimatedInvoice(serviceContext(c), c.req.valid('param').id);
     if (!invoice) throw ApiError.notFound('Upcoming invoice');
-    return c.json(invoice as never, 200);
+    return c.json(invoice, 200);
   },
 );

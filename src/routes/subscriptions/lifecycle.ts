@@ -37,7 +37,7 @@ subscriptionLifecycleRoutes.openapi(
     },
     responses: subscription,
   }),
-  async (c) => c.json((await activateSubscription(serviceContext(c), c.req.valid('param').id, c.req.valid('json').trialDays ?? null)) as never, 200),
+  async (c) => c.json(await activateSubscription(serviceContext(c), c.req.valid('param').id, c.req.valid('json').trialDays ?? null), 200),
 );
 
 subscriptionLifecycleRoutes.openapi(
@@ -51,7 +51,7 @@ subscriptionLifecycleRoutes.openapi(
     request: { params },
     responses: subscription,
   }),
-  async (c) => c.json((await pauseSubscription(serviceContext(c), c.req.valid('param').id)) as never, 200),
+  async (c) => c.json(await pauseSubscription(serviceContext(c), c.req.valid('param').id), 200),
 );
 
 subscriptionLifecycleRoutes.openapi(
@@ -65,7 +65,7 @@ subscriptionLifecycleRoutes.openapi(
     request: { params, body: optionalBody(z.strictObject({ nextBillingDate: timestamp.nullable().optional() }).openapi('SubscriptionResume')) },
     responses: subscription,
   }),
-  async (c) => c.json((await resumeSubscription(serviceContext(c), c.req.valid('param').id, c.req.valid('json').nextBillingDate ?? null)) as never, 200),
+  async (c) => c.json(await resumeSubscription(serviceContext(c), c.req.valid('param').id, c.req.valid('json').nextBillingDate ?? null), 200),
 );
 
 subscriptionLifecycleRoutes.openapi(
@@ -91,7 +91,7 @@ subscriptionLifecycleRoutes.openapi(
     },
     responses: subscription,
   }),
-  async (c) => c.json((await cancelSubscription(serviceContext(c), c.req.valid('param').id, c.req.valid('json'))) as never, 200),
+  async (c) => c.json(await cancelSubscription(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 200),
 );
 
 subscriptionLifecycleRoutes.openapi(
@@ -105,7 +105,7 @@ subscriptionLifecycleRoutes.openapi(
     request: { params },
     responses: subscription,
   }),
-  async (c) => c.json((await revokeCancellation(serviceContext(c), c.req.valid('param').id)) as never, 200),
+  async (c) => c.json(await revokeCancellation(serviceContext(c), c.req.valid('param').id), 200),
 );
 
 subscriptionLifecycleRoutes.openapi(
@@ -119,7 +119,7 @@ subscriptionLifecycleRoutes.openapi(
     request: { params },
     responses: subscription,
   }),
-  async (c) => c.json((await terminateSubscription(serviceContext(c), c.req.valid('param').id)) as never, 200),
+  async (c) => c.json(await terminateSubscription(serviceContext(c), c.req.valid('param').id), 200),
 );
 
 subscriptionLifecycleRoutes.openapi(
@@ -142,7 +142,7 @@ subscriptionLifecycleRoutes.openapi(
   }),
   async (c) => {
     const b = c.req.valid('json');
-    return c.json((await extendTrial(serviceContext(c), c.req.valid('param').id, { trialDays: b.trialDays ?? null, trialEndsOn: b.trialEndsOn ?? null })) as never, 200);
+    return c.json(await extendTrial(serviceContext(c), c.req.valid('param').id, { trialDays: b.trialDays ?? null, trialEndsOn: b.trialEndsOn ?? null }), 200);
   },
 );
 
@@ -157,5 +157,5 @@ subscriptionLifecycleRoutes.openapi(
     request: { params },
     responses: subscription,
   }),
-  async (c) => c.json((await revokeTrial(serviceContext(c), c.req.valid('param').id)) as never, 200),
+  async (c) => c.json(await revokeTrial(serviceContext(c), c.req.valid('param').id), 200),
 );

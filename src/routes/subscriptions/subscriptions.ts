@@ -66,7 +66,7 @@ subscriptionRoutes.openapi(
     request: { query: subscriptionListQuery },
     responses: { 200: jsonResponse(collectionSchema(SubscriptionSchema, 'SubscriptionCollection'), 'A page of subscriptions') },
   }),
-  async (c) => c.json((await listSubscriptions(serviceContext(c), c.req.valid('query'))) as never, 200),
+  async (c) => c.json(await listSubscriptions(serviceContext(c), c.req.valid('query')), 200),
 );
 
 subscriptionRoutes.openapi(
@@ -80,7 +80,7 @@ subscriptionRoutes.openapi(
     request: { body: jsonBody(SubscriptionWriteSchema) },
     responses: { 201: jsonResponse(SubscriptionSchema, 'The subscription') },
   }),
-  async (c) => c.json((await createSubscription(serviceContext(c), toInput(c.req.valid('json')))) as never, 201),
+  async (c) => c.json(await createSubscription(serviceContext(c), toInput(c.req.valid('json'))), 201),
 );
 
 subscriptionRoutes.openapi(
@@ -113,7 +113,7 @@ subscriptionRoutes.openapi(
     },
     responses: { 201: jsonResponse(SubscriptionSchema, 'The subscription') },
   }),
-  async (c) => c.json((await createSubscriptionFromPlan(serviceContext(c), c.req.valid('json'))) as never, 201),
+  async (c) => c.json(await createSubscriptionFromPlan(serviceContext(c), c.req.valid('json')), 201),
 );
 
 subscriptionRoutes.openapi(
@@ -128,7 +128,7 @@ subscriptionRoutes.openapi(
   }),
   async (c) => {
     const ctx = serviceContext(c);
-    return c.json(renderSubscription(await loadSubscription(ctx, c.req.valid('param').id), ctx.now) as never, 200);
+    return c.json(renderSubscription(await loadSubscription(ctx, c.req.valid('param').id), ctx.now), 200);
   },
 );
 
@@ -143,7 +143,7 @@ subscriptionRoutes.openapi(
     request: { params, body: jsonBody(SubscriptionWriteSchema) },
     responses: { 200: jsonResponse(SubscriptionSchema, 'The subscription') },
   }),
-  async (c) => c.json((await updateSubscription(serviceContext(c), c.req.valid('param').id, toInput(c.req.valid('json')))) as never, 200),
+  async (c) => c.json(await updateSubscription(serviceContext(c), c.req.valid('param').id, toInput(c.req.valid('json'))), 200),
 );
 
 subscriptionRoutes.openapi(

@@ -33,7 +33,7 @@ webhookRoutes.openapi(
     request: { body: jsonBody(WebhookWriteSchema) },
     responses: { 201: jsonResponse(WebhookCreatedSchema, 'The webhook with its secret') },
   }),
-  async (c) => c.json((await createWebhook(serviceContext(c), c.req.valid('json'))) as never, 201),
+  async (c) => c.json(await createWebhook(serviceContext(c), c.req.valid('json')), 201),
 );
 
 registerResourceRoutes(webhookRoutes, {
@@ -60,7 +60,7 @@ webhookRoutes.openapi(
     request: { params },
     responses: { 200: jsonResponse(WebhookRotatedSchema, 'The webhook with its new secret') },
   }),
-  async (c) => c.json((await rotateSecret(serviceContext(c), c.req.valid('param').id)) as never, 200),
+  async (c) => c.json(await rotateSecret(serviceContext(c), c.req.valid('param').id), 200),
 );
 
 webhookRoutes.openapi(

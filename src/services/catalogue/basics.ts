@@ -4,7 +4,16 @@ import { eq, sql } from 'drizzle-orm';
 import { billingGroups, cancellationReasons, costCentres, measurements, productFamilies, units } from '../../db/schema';
 import type { ServiceContext } from '../context';
 import type { Violations } from '../../http/errors';
-import { BILLING_GROUP_TYPES, MEASUREMENT_TYPES } from '../../schemas/catalogue';
+import {
+  BILLING_GROUP_TYPES,
+  MEASUREMENT_TYPES,
+  type BillingGroupResource,
+  type CancellationReasonResource,
+  type CostCentreResource,
+  type MeasurementResource,
+  type ProductFamilyResource,
+  type UnitResource,
+} from '../../schemas/catalogue';
 import { checkReference, listFilter, resourceService } from '../shared/resource';
 
 // The small catalogue records products and subscriptions point to: product families, units,
@@ -20,10 +29,10 @@ export const productFamilyService = resourceService({
       FROM products p, json_each(p.product_families) j
       WHERE p.tenant_id = ${outer(productFamilies.tenantId)} AND j.value = ${outer(productFamilies.id)})`,
   },
-  render: (r: FamilyRow) => ({
+  render: (r: FamilyRow): ProductFamilyResource => ({
     id: r.id,
     name: r.name,
-    products: (r.products ? JSON.parse(r.products) : []) as { id: string; name: string; number: string | null }[],
+    products: r.products ? (JSON.parse(r.products) as ProductFamilyResource['products']) : [],
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
   }),
@@ -41,7 +50,7 @@ type UnitRow = typeof units.$inferSelect;
 export const unitService = resourceService({
   label: 'Unit',
   table: units,
-  render: (r: UnitRow) => ({ id: r.id, name: r.name, code: r.code, createdAt: r.createdAt, updatedAt: r.updatedAt }),
+  render: (r: UnitRow): UnitResource => ({ id: r.id, name: r.name, code: r.code, createdAt: r.createdAt, updatedAt: r.updatedAt }),
   columns: (_ctx, input: { name: string; code: string }) => input,
   writable: (r) => ({ name: r.name, code: r.code }),
   uniques: { 'units.code': 'code' },
@@ -69,9 +78,9 @@ export const measurementService = resourceService({
       FROM units u WHERE u.tenant_id = ${outer(measurements.tenantId)} AND u.id = ${outer(measurements.unitId)})`,
   },
   selectionDeps: { unit: 'unitId' },
-  render: (r: MeasurementRow) => ({
+  render: (r: MeasurementRow): MeasurementResource => ({
     id: r.id,
-    unit: r.unit ? (JSON.parse(r.unit) as { id: string; name?: string; code?: string; createdAt?: string; updatedAt?: string }) : { id: r.unitId },
+    unit: r.unit ? (JSON.parse(r.unit) as MeasurementResource['unit']) : { id: r.unitId },
     code: r.code,
     description: r.description,
     fairBilling: r.fairBilling,
@@ -110,7 +119,7 @@ export const measurementService = resourceService({
 });
 
 type CostCentreRow = typeof costCentres.$inferSelect;
-export function renderCostCentre(r: CostCentreRow) {
+export function renderCostCentre(r: CostCentreRow): CostCentreResource {
   return { id: r.id, name: r.name, code: r.code, type: r.type, createdAt: r.createdAt, updatedAt: r.updatedAt };
 }
 export const costCentreService = resourceService({
@@ -130,7 +139,7 @@ type ReasonRow = typeof cancellationReasons.$inferSelect;
 export const cancellationReasonService = resourceService({
   label: 'Cancellation reason',
   table: cancellationReasons,
-  render: (r: ReasonRow) => ({ id: r.id, code: r.code, name: r.name, createdAt: r.createdAt, updatedAt: r.updatedAt }),
+  render: (r: ReasonRow): CancellationReasonResource => ({ id: r.id, code: r.code, name: r.name, createdAt: r.createdAt, updatedAt: r.updatedAt }),
   columns: (_ctx, input: { code: string; name: string }) => input,
   writable: (r) => ({ code: r.code, name: r.name }),
   uniques: { 'cancellation_reasons.code': 'code' },
@@ -149,7 +158,7 @@ export interface BillingGroupInput {
 export const billingGroupService = resourceService({
   label: 'Billing group',
   table: billingGroups,
-  render: (r: BillingGroupRow) => ({
+  render: (r: BillingGroupRow): BillingGroupResource => ({
     id: r.id,
     name: r.name,
     type: r.type,

@@ -5,6 +5,7 @@ import { outer } from '../../db/client';
 import { coupons, plans, products } from '../../db/schema';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
+import type { CouponResource } from '../../schemas/catalogue';
 import { listFilter, resourceService } from '../shared/resource';
 
 type CouponRow = typeof coupons.$inferSelect & { redemptionCount?: number | null };
@@ -27,7 +28,7 @@ export interface CouponInput {
   isEnabled: boolean;
 }
 
-export function renderCoupon(r: CouponRow) {
+export function renderCoupon(r: CouponRow): CouponResource {
   const redemptions = Number(r.redemptionCount ?? 0);
   return {
     id: r.id,

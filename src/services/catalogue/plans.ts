@@ -4,7 +4,7 @@ import { toDec } from '../../billing/money';
 import { plans, pricePlans, productFamilies, products, type PlanAddon, type PlanItem } from '../../db/schema';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
-import { PLAN_STATUSES } from '../../schemas/catalogue';
+import { PLAN_STATUSES, type PlanResource } from '../../schemas/catalogue';
 import { checkReference, listFilter, resourceService } from '../shared/resource';
 
 type PlanRow = typeof plans.$inferSelect;
@@ -25,7 +25,7 @@ export interface PlanInput {
   addons: PlanAddon[];
 }
 
-export function renderPlan(r: PlanRow) {
+export function renderPlan(r: PlanRow): PlanResource {
   return {
     id: r.id,
     family: r.familyId,

@@ -5,6 +5,7 @@ import { outer } from '../../db/client';
 import { customers, measurements, pricePlans, products, type PriceTier } from '../../db/schema';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
+import type { PricePlanResource } from '../../schemas/catalogue';
 import { checkReference, listFilter, resourceService } from '../shared/resource';
 
 type PricePlanRow = typeof pricePlans.$inferSelect & { inUse?: number | null };
@@ -51,7 +52,7 @@ const inUseSql = (id: SQL | string, tenantId: SQL | string) =>
       OR EXISTS (SELECT 1 FROM json_each(p.addons) a WHERE json_extract(a.value, '$.pricePlan') = ${id})))`;
 type SQL = ReturnType<typeof sql>;
 
-export function renderPricePlan(r: PricePlanRow) {
+export function renderPricePlan(r: PricePlanRow): PricePlanResource {
   return {
     id: r.id,
     product: r.productId,
@@ -73,7 +74,7 @@ export function renderPricePlan(r: PricePlanRow) {
     customer: r.customerId,
     salesChannel: r.salesChannel,
     inUse: Boolean(r.inUse),
-    checkoutLinkIds: [] as string[],
+    checkoutLinkIds: [],
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
   };
@@ -118,7 +119,7 @@ async function derive(ctx: ServiceContext, input: PricePlanInput, v: Violations)
 export const pricePlanService = resourceService({
   label: 'Price plan',
   table: pricePlans,
-  selection: { inUse: inUseSql(outer(pricePlans.id), outer(pricePlans.tenantId)) as never },
+  selection: { inUse: inUseSql(outer(pricePlans.id), outer(pricePlans.tenantId)) },
   render: renderPricePlan,
   async check(ctx: ServiceContext, input: PricePlanInput, current, v: Violations) {
     const { product, type } = await derive(ctx, input, v);

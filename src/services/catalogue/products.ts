@@ -5,6 +5,7 @@ import { costCentres, measurements, productFamilies, products, taxGroups } from 
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { checkCustomFieldValues, selectCustomFieldDefinitions } from '../customers/custom-fields';
+import type { ProductResource } from '../../schemas/catalogue';
 import { checkReference, listFilter, resourceService } from '../shared/resource';
 
 type ProductRow = typeof products.$inferSelect & {
@@ -30,7 +31,7 @@ export interface ProductInput {
 
 const json = <T>(text: string | null | undefined): T | null => (text ? (JSON.parse(text) as T) : null);
 
-export function renderProduct(r: ProductRow) {
+export function renderProduct(r: ProductRow): ProductResource {
   return {
     id: r.id,
     name: r.name,
@@ -39,11 +40,11 @@ export function renderProduct(r: ProductRow) {
     number: r.number,
     type: r.type,
     // Embedded references; where the embed is not loaded (event payloads of a write) just the id.
-    productFamilies: json<{ id: string; name?: string }[]>(r.families) ?? r.productFamilies.map((id) => ({ id })),
-    measurement: json<Record<string, unknown>>(r.measurement) ?? { id: r.measurementId },
-    taxGroup: json<Record<string, unknown>>(r.taxGroup) ?? { id: r.taxGroupId },
+    productFamilies: json<ProductResource['productFamilies']>(r.families) ?? r.productFamilies.map((id) => ({ id })),
+    measurement: json<ProductResource['measurement']>(r.measurement) ?? { id: r.measurementId },
+    taxGroup: json<ProductResource['taxGroup']>(r.taxGroup) ?? { id: r.taxGroupId },
     invoiceVisibility: r.invoiceVisibility,
-    costCentre: json<Record<string, unknown>>(r.costCentre) ?? (r.costCentreId ? { id: r.costCentreId } : null),
+    costCentre: json<NonNullable<ProductResource['costCentre']>>(r.costCentre) ?? (r.costCentreId ? { id: r.costCentreId } : null),
     isArchived: r.isArchived,
     customFields: r.customFields,
     createdAt: r.createdAt,

@@ -4,6 +4,7 @@ import { resolveTax, TaxRateUnavailableError, type TaxRateOverride } from '../..
 import { taxes, taxGroups } from '../../db/schema';
 import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';
+import type { TaxGroupResource, TaxResolution, TaxResource } from '../../schemas/catalogue';
 import { checkReference, listFilter, resourceService } from '../shared/resource';
 
 type TaxGroupRow = typeof taxGroups.$inferSelect;
@@ -16,7 +17,7 @@ export interface TaxGroupInput {
 export const taxGroupService = resourceService({
   label: 'Tax group',
   table: taxGroups,
-  render: (r: TaxGroupRow) => ({
+  render: (r: TaxGroupRow): TaxGroupResource => ({
     id: r.id,
     internalDescription: r.internalDescription,
     reverseChargeType: r.reverseChargeType,
@@ -46,7 +47,7 @@ export interface TaxInput {
 export const taxService = resourceService({
   label: 'Tax',
   table: taxes,
-  render: (r: TaxRow) => ({
+  render: (r: TaxRow): TaxResource => ({
     id: r.id,
     taxGroup: r.taxGroupId,
     countryCode: r.countryCode,
@@ -89,7 +90,7 @@ export interface TaxPreviewInput {
 }
 
 /** What a tax group charges a given customer on a given day: the same resolution billing uses. */
-export async function previewTax(ctx: ServiceContext, groupId: string, input: TaxPreviewInput) {
+export async function previewTax(ctx: ServiceContext, groupId: string, input: TaxPreviewInput): Promise<TaxResolution> {
   const group = await taxGroupService.find(ctx, groupId);
   const overrides = await taxOverrides(ctx, group);
   try {

@@ -7,7 +7,7 @@ import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { fetchPage } from '../../db/paging';
 import { paginationQuery } from '../../http/pagination';
-import { CUSTOM_FIELD_RESOURCES } from '../../schemas/customers';
+import { CUSTOM_FIELD_RESOURCES, type CustomFieldDefinition } from '../../schemas/customers';
 import { newId } from '../../lib/ids';
 
 export type CustomFieldRow = typeof customFields.$inferSelect;
@@ -22,7 +22,7 @@ export interface CustomFieldInput {
   required: boolean;
 }
 
-export function renderCustomField(row: CustomFieldRow) {
+export function renderCustomField(row: CustomFieldRow): CustomFieldDefinition {
   return {
     id: row.id,
     name: row.name,

@@ -6,7 +6,7 @@ import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { collection, pageOffset, paginationQuery, sortDirection, type Page } from '../../http/pagination';
 import { timestamp } from '../../http/schemas';
-import { type InvoiceAggregate, renderInvoice } from './render';
+import { type InvoiceAggregate, type InvoiceResource, renderInvoice } from './render';
 
 export function byId(ctx: ServiceContext, id: string) {
   return and(eq(invoices.tenantId, ctx.tenant.id), eq(invoices.id, id));
@@ -28,7 +28,7 @@ export async function loadInvoice(ctx: ServiceContext, id: string, customerScope
   return agg;
 }
 
-export function renderLoaded(agg: InvoiceAggregate) {
+export function renderLoaded(agg: InvoiceAggregate): InvoiceResource {
   const resource = renderInvoice(agg);
   const cancellation = (agg as InvoiceAggregate & { cancellation?: { id: string; number: string | null } }).cancellation;
   return { ...resource, cancellationDocument: cancellation ? { id: cancellation.id, number: cancellation.number } : null };

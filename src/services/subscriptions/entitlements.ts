@@ -13,6 +13,7 @@ import { collection, paginationQuery } from '../../http/pagination';
 import { newId } from '../../lib/ids';
 import { checkReference, listFilter, resourceService } from '../shared/resource';
 import type { SubscriptionAggregate } from './aggregate';
+import type { CustomerEntitlement, EntitlementResource, FeatureAssignmentResource, FeatureResource } from '../../schemas/entitlements';
 
 type FeatureRow = typeof features.$inferSelect;
 export interface FeatureInput {
@@ -28,7 +29,7 @@ export interface FeatureInput {
 export const featureService = resourceService({
   label: 'Feature',
   table: features,
-  render: (r: FeatureRow) => ({
+  render: (r: FeatureRow): FeatureResource => ({
     id: r.id,
     code: r.code,
     name: r.name,
@@ -135,7 +136,7 @@ export async function listSubscriptionEntitlements(ctx: ServiceContext, subscrip
     .innerJoin(subscriptionItems, and(eq(subscriptionItems.tenantId, entitlements.tenantId), eq(subscriptionItems.id, entitlements.subscriptionItemId)))
     .where(and(eq(entitlements.tenantId, ctx.tenant.id), eq(entitlements.subscriptionId, subscriptionId)))
     .orderBy(entitlements.featureCode, entitlements.id);
-  const data = rows.map(({ e, f, i }) => ({
+  const data = rows.map(({ e, f, i }): EntitlementResource => ({
     id: e.id,
     subscriptionItem: { id: i.id, name: i.name, description: i.description, furtherInformation: i.furtherInformation, status: i.status, subscriptionId: i.subscriptionId },
     feature: featureService.render(f),
@@ -152,7 +153,7 @@ export async function listSubscriptionEntitlements(ctx: ServiceContext, subscrip
  * The check an application makes on each of its own requests: is this customer entitled to a
  * feature, and with which value? One read on the (tenant, customer, feature, active) index.
  */
-export async function customerEntitlement(ctx: ServiceContext, customerId: string, featureCode: string) {
+export async function customerEntitlement(ctx: ServiceContext, customerId: string, featureCode: string): Promise<CustomerEntitlement> {
   const rows = await ctx.db
     .select({ value: entitlements.value, validUntil: entitlements.validUntil, subscriptionId: entitlements.subscriptionId })
     .from(entitlements)
@@ -185,7 +186,7 @@ export interface AssignmentInput {
   applyToExistingSubscriptions: boolean;
 }
 
-function renderAssignment(a: AssignmentRow, f: FeatureRow | null) {
+function renderAssignment(a: AssignmentRow, f: FeatureRow | null): FeatureAssignmentResource {
   return {
     id: a.id,
     object: a.object,

@@ -7,7 +7,7 @@ import { newWebhookSecret } from '../../events/signing';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { paginationQuery } from '../../http/pagination';
-import { DELIVERY_STATUSES } from '../../schemas/webhooks';
+import { DELIVERY_STATUSES, type WebhookDeliveryResource, type WebhookEventCatalogue, type WebhookResource, type WebhookWithSecret } from '../../schemas/webhooks';
 import { systemNow } from '../../lib/clock';
 import { listFilter, resourceService } from '../shared/resource';
 
@@ -25,7 +25,7 @@ export interface WebhookInput {
 /** After a rotation, the old secret keeps signing (as a second signature) this long. */
 export const SECRET_GRACE_MS = 24 * 3600 * 1000;
 
-export function renderWebhook(r: WebhookRow) {
+export function renderWebhook(r: WebhookRow): WebhookResource {
   return {
     id: r.id,
     url: r.url,
@@ -86,14 +86,14 @@ export const webhookService = resourceService({
 });
 
 /** Creation shows the secret, once. */
-export async function createWebhook(ctx: ServiceContext, input: WebhookInput) {
+export async function createWebhook(ctx: ServiceContext, input: WebhookInput): Promise<WebhookWithSecret> {
   const created = await webhookService.create(ctx, input);
   const row = await webhookService.find(ctx, created.id);
   return { ...created, secret: row.secret };
 }
 
 /** A new secret; the old one keeps signing for 24 hours so receivers can switch without losing deliveries. */
-export async function rotateSecret(ctx: ServiceContext, id: string) {
+export async function rotateSecret(ctx: ServiceContext, id: string): Promise<WebhookWithSecret> {
   const current = await webhookService.find(ctx, id);
   const secret = newWebhookSecret();
   const updated = await webhookService.change(ctx, current, {
@@ -104,7 +104,7 @@ export async function rotateSecret(ctx: ServiceContext, id: string) {
   return { ...updated, secret };
 }
 
-export function renderDelivery(d: DeliveryRow) {
+export function renderDelivery(d: DeliveryRow): WebhookDeliveryResource {
   return {
     id: d.id,
     webhook: d.webhookId,
@@ -142,6 +142,6 @@ export async function redeliver(ctx: ServiceContext, deliveryId: string) {
   return renderDelivery(row);
 }
 
-export function availableEvents() {
+export function availableEvents(): WebhookEventCatalogue['data'] {
   return Object.entries(EVENT_CATALOGUE).map(([name, description]) => ({ name, description, version: EVENT_VERSION }));
 }
