@@ -70,6 +70,19 @@ export const CustomerSchema = z
   .openapi('Customer');
 export type CustomerResource = z.infer<typeof CustomerSchema>;
 
+/** The customer as other resources (subscriptions, invoices) embed it. */
+export const CustomerSummarySchema = z.object({
+  id: z.string(),
+  customerNumber: z.string(),
+  timeZone: z.string(),
+  firstName: z.string().nullable(),
+  lastName: z.string().nullable(),
+  currencyCode: z.string().nullable(),
+  companyName: z.string().nullable(),
+  ledgerId: z.string().nullable(),
+  status: z.enum(['STATUS_ACTIVE', 'STATUS_ARCHIVED', 'STATUS_SUSPENDED']),
+});
+
 export const BillingSettingsSchema = z.object({ requiresManualInvoiceApproval: z.boolean().nullable() }).openapi('CustomerBillingSettings');
 export type BillingSettingsResource = z.infer<typeof BillingSettingsSchema>;
 

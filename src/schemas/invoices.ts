@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { CustomerSummarySchema } from './customers';
 
 // Representations of invoices and the other documents (credit notes, cancellations…).
 
@@ -36,7 +37,7 @@ export const InvoiceSchema = z
     type: z.enum(INVOICE_TYPES),
     status: z.string(),
     number: z.string().nullable(),
-    customer: z.record(z.string(), z.unknown()),
+    customer: CustomerSummarySchema,
     subscription: z.string().nullable(),
     referencedInvoice: z.string().nullable(),
     currencyCode: z.string(),
@@ -49,6 +50,7 @@ export const InvoiceSchema = z
     dunningLevel: z.number().int(),
     dunningStatus: z.string(),
     dunningDisabled: z.boolean(),
+    // A snapshot taken when the document was made: open, it keeps the shape it was stored with.
     invoiceAddress: z.record(z.string(), z.unknown()).nullable(),
     paymentMethod: z.string().nullable(),
     internalNote: z.string().nullable(),
@@ -62,12 +64,14 @@ export const InvoiceSchema = z
     unpaidAmount: moneySchema,
     taxes: z.array(z.object({ rate: z.string(), category: z.string(), taxableAmount: moneySchema, taxAmount: moneySchema })),
     positions: z.array(InvoicePositionSchema),
+    // Snapshots of the rates billing applied (see invoiceAddress).
     applicatedExchangeRates: z.array(z.record(z.string(), z.unknown())),
     serviceDateFrom: z.string().nullable(),
     serviceDateTo: z.string().nullable(),
     sourceType: z.string(),
+    // The tenant's own fields (GET /custom-fields): open by design.
     customFields: z.record(z.string(), z.unknown()).nullable(),
-    file: z.record(z.string(), z.unknown()).nullable(),
+    file: z.object({ id: z.string(), isPrivate: z.boolean(), mimeType: z.string(), fileExtension: z.string(), fileName: z.string() }).nullable(),
     xmlFile: z.null(),
     eInvoiceType: z.null(),
     leitwegId: z.null(),

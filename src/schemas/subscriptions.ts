@@ -1,4 +1,6 @@
 import { z } from '@hono/zod-openapi';
+import { BILLING_GROUP_TYPES, CancellationReasonSchema, CHANGE_BEHAVIOURS, MoneySchema, PLAN_STATUSES } from './catalogue';
+import { AddressSchema, CustomerSummarySchema } from './customers';
 import { ViolationSchema } from './problems';
 
 // Representations of subscriptions, their items and usage, as the API returns them.
@@ -36,7 +38,54 @@ export type SubscriptionItemResource = z.infer<typeof SubscriptionItemSchema>;
 
 export const SUBSCRIPTION_STATUSES = ['draft', 'active', 'paused', 'cancelled', 'terminated', 'offer'] as const;
 
-const anyObject = z.record(z.string(), z.unknown());
+// The records a subscription embeds, in the short form it shows them.
+const PlanSummarySchema = z.object({
+  id: z.string(),
+  code: z.string(),
+  name: z.string(),
+  status: z.enum(PLAN_STATUSES),
+  changeBehaviour: z.enum(CHANGE_BEHAVIOURS),
+  changeApplyBehaviour: z.enum(['immediately', 'end_of_period']).nullable(),
+});
+const BillingGroupSummarySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: z.enum(BILLING_GROUP_TYPES),
+  customDay: z.number().int().nullable(),
+  customMonth: z.number().int().nullable(),
+});
+const PeriodSchema = z.object({
+  id: z.string(),
+  contractPeriodCount: z.number().int(),
+  contractPeriod: z.string().nullable(),
+  cancellationPeriod: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+const PaymentMethodSummarySchema = z.object({
+  id: z.string(),
+  gatewayName: z.string(),
+  type: z.string(),
+  name: z.string().nullable(),
+  status: z.string(),
+  default: z.boolean(),
+  enabled: z.boolean(),
+});
+const AppliedDiscountSchema = z.object({
+  id: z.string(),
+  coupon: z.object({ id: z.string(), code: z.string() }),
+  status: z.enum(['active', 'expired', 'removed']),
+  appliedIntervals: z.number().int(),
+  discount: z.object({
+    name: z.string(),
+    type: z.enum(['percentage', 'fixed_amount']),
+    percentage: z.number().int().nullable(),
+    fixedAmount: MoneySchema.nullable(),
+    frequency: z.enum(['once', 'limited', 'lifetime']),
+    frequencyInterval: z.number().int().nullable(),
+  }),
+});
+const PartnerSummarySchema = z.object({ id: z.string(), name: z.string(), number: z.string(), email: z.string() });
 
 export const SubscriptionSchema = z
   .object({
@@ -45,14 +94,14 @@ export const SubscriptionSchema = z
     number: z.string(),
     name: z.string(),
     status: z.enum(SUBSCRIPTION_STATUSES),
-    customer: anyObject,
-    plan: anyObject.nullable(),
+    customer: CustomerSummarySchema,
+    plan: PlanSummarySchema.nullable(),
     items: z.array(SubscriptionItemSchema),
-    billingGroup: anyObject.nullable(),
-    periods: z.array(anyObject),
-    paymentMethod: anyObject.nullable(),
+    billingGroup: BillingGroupSummarySchema.nullable(),
+    periods: z.array(PeriodSchema),
+    paymentMethod: PaymentMethodSummarySchema.nullable(),
     defaultPaymentMethod: z.boolean(),
-    invoiceAddress: anyObject.nullable(),
+    invoiceAddress: AddressSchema.nullable(),
     defaultInvoiceAddress: z.boolean(),
     poNumber: z.string().nullable(),
     contractDetails: z.object({ contractStart: z.string(), contractEnd: z.string().nullable() }),
@@ -64,12 +113,13 @@ export const SubscriptionSchema = z
     lastBillingAt: z.string().nullable(),
     cancellationDate: z.string().nullable(),
     cancelledAt: z.string().nullable(),
-    cancellationReason: anyObject.nullable(),
+    cancellationReason: CancellationReasonSchema.nullable(),
     isCancellationPending: z.boolean(),
     nextPossibleCancellationDate: z.array(z.string()),
-    appliedDiscounts: z.array(anyObject),
-    partner: anyObject.nullable(),
-    customFields: anyObject.nullable(),
+    appliedDiscounts: z.array(AppliedDiscountSchema),
+    partner: PartnerSummarySchema.nullable(),
+    // Custom fields are the tenant's own (GET /custom-fields): open by design.
+    customFields: z.record(z.string(), z.unknown()).nullable(),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
