@@ -22,7 +22,8 @@ exchangeRateRoutes.openapi(
   }),
   async (c) => {
     const date = c.req.valid('query').date;
-    return c.json({ date, data: (await ratesOn(c.var.db, date)) as { currency: string; rate: string; date: string; base: 'EUR' }[] }, 200);
+    // ECB reference rates are always against the euro.
+    return c.json({ date, data: (await ratesOn(c.var.db, date)).map((r) => ({ ...r, base: 'EUR' as const })) }, 200);
   },
 );
 
