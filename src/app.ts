@@ -4,33 +4,7 @@ import { ApiError, renderProblem } from './http/errors';
 import { createRouter } from './http/openapi';
 import { bodyGuard, requestSetup } from './http/request';
 import { publishOutbox } from './events/delivery';
-import { adminRoutes } from './routes/admin/index';
-import { apiKeyRoutes } from './routes/api-keys/index';
-import { authRoutes } from './routes/auth/index';
-import { customFieldRoutes } from './routes/custom-fields/index';
-import { customerGroupRoutes } from './routes/customer-groups/index';
-import { customerRoutes } from './routes/customers/index';
-import { settingsRoutes } from './routes/settings/index';
-import { systemRoutes } from './routes/system/index';
-import { testClockRoutes } from './routes/test-clock/index';
-import { billingGroupRoutes } from './routes/billing-groups/index';
-import { cancellationReasonRoutes } from './routes/cancellation-reasons/index';
-import { costCentreRoutes } from './routes/cost-centres/index';
-import { measurementRoutes } from './routes/measurements/index';
-import { productFamilyRoutes } from './routes/product-families/index';
-import { unitRoutes } from './routes/units/index';
-import { productRoutes } from './routes/products/index';
-import { taxRoutes } from './routes/tax-groups/index';
-import { pricePlanRoutes } from './routes/price-plans/index';
-import { planRoutes } from './routes/plans/index';
-import { couponRoutes } from './routes/coupons/index';
-import { subscriptionRoutes } from './routes/subscriptions/index';
-import { subscriptionItemRoutes } from './routes/subscription-items/index';
-import { entitlementRoutes } from './routes/entitlements/index';
-import { invoiceRoutes } from './routes/invoices/index';
-import { billingRunRoutes } from './routes/billing-runs/index';
-import { exchangeRateRoutes } from './routes/exchange-rates/index';
-import { webhookRoutes } from './routes/webhooks/index';
+import { routers } from './routes/index';
 import type { Context } from 'hono';
 
 export function buildApp() {
@@ -51,37 +25,7 @@ export function buildApp() {
     }
   });
 
-  for (const routes of [
-    systemRoutes,
-    adminRoutes,
-    authRoutes,
-    apiKeyRoutes,
-    testClockRoutes,
-    settingsRoutes,
-    customFieldRoutes,
-    customerGroupRoutes,
-    customerRoutes,
-    productFamilyRoutes,
-    unitRoutes,
-    measurementRoutes,
-    costCentreRoutes,
-    cancellationReasonRoutes,
-    billingGroupRoutes,
-    taxRoutes,
-    productRoutes,
-    pricePlanRoutes,
-    planRoutes,
-    couponRoutes,
-    subscriptionRoutes,
-    subscriptionItemRoutes,
-    entitlementRoutes,
-    invoiceRoutes,
-    billingRunRoutes,
-    exchangeRateRoutes,
-    webhookRoutes,
-  ]) {
-    app.route('/', routes);
-  }
+  for (const routes of routers) app.route('/', routes);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',

@@ -1,5 +1,6 @@
 import { env, exports } from 'cloudflare:workers';
 import { expect } from 'vitest';
+import { checkContract } from './contract';
 
 export const ADMIN_TOKEN = 'test-admin-token';
 const BASE = 'http://billing.test';
@@ -40,6 +41,7 @@ export async function api<T = any>(path: string, opts: RequestOptions = {}): Pro
   } catch {
     // Non-JSON bodies (HTML docs) stay text.
   }
+  checkContract({ method, path, status: res.status, contentType: res.headers.get('Content-Type'), body: parsed });
   return { status: res.status, body: parsed as T, headers: res.headers };
 }
 

@@ -5,17 +5,7 @@ import type { Permission } from './permissions';
 import type { AppEnv } from './context';
 import { ApiError, zodViolations } from './errors';
 import { idempotency } from './idempotency';
-
-export const ProblemSchema = z
-  .object({
-    type: z.string(),
-    title: z.string(),
-    status: z.number().int(),
-    detail: z.string(),
-    requestId: z.string().optional(),
-    violations: z.array(z.object({ propertyPath: z.string(), message: z.string(), code: z.string() })).optional(),
-  })
-  .openapi('Problem');
+import { ProblemSchema } from '../schemas/problems';
 
 const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: ProblemSchema } } });
 

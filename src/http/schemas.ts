@@ -36,6 +36,8 @@ export const timeZone = z.string().refine(isTimeZone, { message: 'Must be an IAN
 
 export const timestamp = z.iso.datetime({ offset: true, message: 'Must be an ISO 8601 timestamp with offset or Z.' });
 
+export const calendarDate = z.iso.date({ message: 'Must be a date (YYYY-MM-DD).' });
+
 export const idParam = (name: string, description: string) =>
   z.string().min(1).max(64).openapi({ param: { name, in: 'path' }, description });
 

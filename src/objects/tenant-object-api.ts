@@ -1,3 +1,5 @@
+import type { z } from '@hono/zod-openapi';
+import type { BillingRunSchema } from '../schemas/billing';
 import type { FinalizeRequest, FinalizeResult } from '../services/ports/numbering';
 
 export interface RunBillingOptions {
@@ -8,19 +10,8 @@ export interface RunBillingOptions {
   asOf?: string;
 }
 
-/** A billing run as the API shows it. */
-export interface BillingRunView {
-  id: string;
-  status: 'running' | 'completed' | 'failed';
-  asOf: string;
-  trigger: string;
-  itemsBilled: number;
-  invoicesCreated: number;
-  errors: number;
-  lastError: string | null;
-  startedAt: string;
-  finishedAt: string | null;
-}
+/** A billing run as the API shows it: the response schema's type, so the RPC answer cannot drift from it. */
+export type BillingRunView = z.infer<typeof BillingRunSchema>;
 
 /**
  * What the worker may call on a tenant's TenantObject. `Env` names the object by this interface,

@@ -1,6 +1,4 @@
 import { z } from '@hono/zod-openapi';
-import type { SQL } from 'drizzle-orm';
-import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { serviceContext } from '../http/context';
 import { ApiError, zodViolations } from '../http/errors';
 import { applyMergePatch } from '../http/merge-patch';
@@ -8,26 +6,21 @@ import { createRouter, defineRoute, jsonBody, jsonResponse, mergePatchBody, noCo
 import { collectionSchema, paginationQuery, sortDirection } from '../http/pagination';
 import type { PermissionResource } from '../http/permissions';
 import { idParam } from '../http/schemas';
-import { orderTerms, type ResourceService } from '../services/shared/resource';
+import type { ResourceService } from '../services/shared/resource';
 
 type Router = ReturnType<typeof createRouter>;
 
-export interface ResourceRoutes<Row extends { id: string }, Input, Resource> {
-  /** Collection path, e.g. `/units`. */
-  path: string;
+export interface ResourceRoutes<S extends z.ZodType, Row extends { id: string }, Input> {
+  /** Literal paths, so a route is found by searching for it: `{ collection: '/units', item: '/units/{id}' }`. */
+  paths: { collection: string; item: string };
   /** OpenAPI component name of the resource, e.g. `Unit`. */
   name: string;
   tag: string;
   permission: PermissionResource;
-  service: ResourceService<Row, Input, Resource>;
-  schema: z.ZodTypeAny;
+  /** Renders exactly what `schema` declares: the generic ties the two together at each call site. */
+  service: ResourceService<Row, Input, z.infer<S>>;
+  schema: S;
   writeSchema: z.ZodType<Input>;
-  /** Extra list query parameters and the filters they make. */
-  filters?: Record<string, { schema: z.ZodTypeAny; where: (value: any) => SQL | undefined }>;
-  /** A filter that depends on several parameters (e.g. a default exclusion). */
-  baseFilter?: (query: Record<string, unknown>) => SQL | undefined;
-  /** Sortable fields: `order[<field>]=asc|desc`. */
-  sortable?: Record<string, SQLiteColumn>;
   /** The resource registers its own create route (e.g. one that shows a secret once). */
   skipCreate?: boolean;
   /** Operations to leave out (e.g. delete for resources that are archived instead). */
@@ -37,26 +30,28 @@ export interface ResourceRoutes<Row extends { id: string }, Input, Resource> {
 
 /**
  * Registers list, create, get, replace, merge-patch and delete for a resource, with the same
- * conventions everywhere: pagination, filters, `order[…]`, permissions, 404 across tenants.
+ * conventions everywhere: pagination, filters, `order[…]`, permissions, 404 across tenants. The list
+ * filters and sortable fields are the ones the service declares.
  */
-export function registerResourceRoutes<Row extends { id: string }, Input, Resource>(router: Router, r: ResourceRoutes<Row, Input, Resource>) {
+export function registerResourceRoutes<S extends z.ZodType, Row extends { id: string }, Input>(router: Router, r: ResourceRoutes<S, Row, Input>) {
   const tags = [r.tag];
   const read = `${r.permission}:read` as const;
   const write = `${r.permission}:write` as const;
   const params = z.object({ id: idParam('id', `${r.name} id`) });
-  const item = `${r.path}/{id}`;
+  const { collection, item } = r.paths;
+  const { filters = {}, sortable = {} } = r.service.hooks;
   const lower = r.service.hooks.label.toLowerCase();
 
   const query = z.object({
     ...paginationQuery,
-    ...Object.fromEntries(Object.entries(r.filters ?? {}).map(([k, f]) => [k, f.schema.optional()])),
-    ...Object.fromEntries(Object.keys(r.sortable ?? {}).map((k) => [`order[${k}]`, sortDirection.optional()])),
+    ...Object.fromEntries(Object.entries(filters).map(([k, f]) => [k, f.schema.optional()])),
+    ...Object.fromEntries(Object.keys(sortable).map((k) => [`order[${k}]`, sortDirection.optional()])),
   });
 
   router.openapi(
     defineRoute({
       method: 'get',
-      path: r.path,
+      path: collection,
       access: read,
       tags,
       summary: `List ${r.tag.toLowerCase()}`,
@@ -64,27 +59,22 @@ export function registerResourceRoutes<Row extends { id: string }, Input, Resour
       request: { query },
       responses: { 200: jsonResponse(collectionSchema(r.schema, `${r.name}Collection`), `A page of ${r.tag.toLowerCase()}`) },
     }),
-    async (c) => {
-      const q = c.req.valid('query') as Record<string, unknown> & { page: number; limit: number };
-      const filters = Object.entries(r.filters ?? {}).map(([k, f]) => (q[k] === undefined ? undefined : f.where(q[k])));
-      filters.push(r.baseFilter?.(q));
-      return c.json((await r.service.list(serviceContext(c), q, filters, orderTerms(q, r.sortable ?? {}))) as never, 200);
-    },
+    async (c) => c.json(await r.service.list(serviceContext(c), c.req.valid('query')), 200),
   );
 
   if (!r.skipCreate)
   router.openapi(
     defineRoute({
       method: 'post',
-      path: r.path,
+      path: collection,
       access: write,
       tags,
       summary: `Create a ${lower}`,
       description: r.descriptions?.create,
-      request: { body: jsonBody(r.writeSchema as z.ZodTypeAny) },
+      request: { body: jsonBody(r.writeSchema) },
       responses: { 201: jsonResponse(r.schema, `The ${lower}`) },
     }),
-    async (c) => c.json((await r.service.create(serviceContext(c), c.req.valid('json') as Input)) as never, 201),
+    async (c) => c.json(await r.service.create(serviceContext(c), c.req.valid('json')), 201),
   );
 
   router.openapi(
@@ -98,7 +88,7 @@ export function registerResourceRoutes<Row extends { id: string }, Input, Resour
       request: { params },
       responses: { 200: jsonResponse(r.schema, `The ${lower}`) },
     }),
-    async (c) => c.json(r.service.render(await r.service.find(serviceContext(c), c.req.valid('param').id)) as never, 200),
+    async (c) => c.json(r.service.render(await r.service.find(serviceContext(c), c.req.valid('param').id)), 200),
   );
 
   router.openapi(
@@ -109,10 +99,10 @@ export function registerResourceRoutes<Row extends { id: string }, Input, Resour
       tags,
       summary: `Replace a ${lower}`,
       description: r.descriptions?.put,
-      request: { params, body: jsonBody(r.writeSchema as z.ZodTypeAny) },
+      request: { params, body: jsonBody(r.writeSchema) },
       responses: { 200: jsonResponse(r.schema, `The ${lower}`) },
     }),
-    async (c) => c.json((await r.service.update(serviceContext(c), c.req.valid('param').id, c.req.valid('json') as Input)) as never, 200),
+    async (c) => c.json(await r.service.update(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 200),
   );
 
   const writable = r.service.hooks.writable;
@@ -131,10 +121,11 @@ export function registerResourceRoutes<Row extends { id: string }, Input, Resour
       async (c) => {
         const ctx = serviceContext(c);
         const id = c.req.valid('param').id;
-        const current = writable(await r.service.find(ctx, id));
-        const parsed = r.writeSchema.safeParse(applyMergePatch(current, c.req.valid('json')));
+        // The patch applies to the row as read, and the update is guarded by that read.
+        const read = await r.service.find(ctx, id);
+        const parsed = r.writeSchema.safeParse(applyMergePatch(writable(read), c.req.valid('json')));
         if (!parsed.success) throw ApiError.validation(zodViolations(parsed.error));
-        return c.json((await r.service.update(ctx, id, parsed.data)) as never, 200);
+        return c.json(await r.service.update(ctx, id, parsed.data, read), 200);
       },
     );
   }

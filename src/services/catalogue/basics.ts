@@ -1,9 +1,20 @@
+import { z } from '@hono/zod-openapi';
 import { outer } from '../../db/client';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { billingGroups, cancellationReasons, costCentres, measurements, productFamilies, units } from '../../db/schema';
 import type { ServiceContext } from '../context';
 import type { Violations } from '../../http/errors';
-import { checkReference, resourceService } from '../shared/resource';
+import {
+  BILLING_GROUP_TYPES,
+  MEASUREMENT_TYPES,
+  type BillingGroupResource,
+  type CancellationReasonResource,
+  type CostCentreResource,
+  type MeasurementResource,
+  type ProductFamilyResource,
+  type UnitResource,
+} from '../../schemas/catalogue';
+import { checkReference, listFilter, resourceService } from '../shared/resource';
 
 // The small catalogue records products and subscriptions point to: product families, units,
 // measurements, cost centres, cancellation reasons and billing groups.
@@ -18,10 +29,10 @@ export const productFamilyService = resourceService({
       FROM products p, json_each(p.product_families) j
       WHERE p.tenant_id = ${outer(productFamilies.tenantId)} AND j.value = ${outer(productFamilies.id)})`,
   },
-  render: (r: FamilyRow) => ({
+  render: (r: FamilyRow): ProductFamilyResource => ({
     id: r.id,
     name: r.name,
-    products: (r.products ? JSON.parse(r.products) : []) as { id: string; name: string; number: string | null }[],
+    products: r.products ? (JSON.parse(r.products) as ProductFamilyResource['products']) : [],
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
   }),
@@ -31,18 +42,22 @@ export const productFamilyService = resourceService({
     sql`EXISTS (SELECT 1 FROM products p, json_each(p.product_families) j WHERE p.tenant_id = ${tenantId} AND j.value = ${id})
       OR EXISTS (SELECT 1 FROM plans WHERE tenant_id = ${tenantId} AND family_id = ${id})`,
   events: { created: 'product_family.created', updated: 'product_family.updated', deleted: 'product_family.deleted' },
+  filters: { name: listFilter(z.string().max(255), (v) => eq(productFamilies.name, v)) },
+  sortable: { name: productFamilies.name, createdAt: productFamilies.createdAt },
 });
 
 type UnitRow = typeof units.$inferSelect;
 export const unitService = resourceService({
   label: 'Unit',
   table: units,
-  render: (r: UnitRow) => ({ id: r.id, name: r.name, code: r.code, createdAt: r.createdAt, updatedAt: r.updatedAt }),
+  render: (r: UnitRow): UnitResource => ({ id: r.id, name: r.name, code: r.code, createdAt: r.createdAt, updatedAt: r.updatedAt }),
   columns: (_ctx, input: { name: string; code: string }) => input,
   writable: (r) => ({ name: r.name, code: r.code }),
   uniques: { 'units.code': 'code' },
   inUse: (id, tenantId) => sql`EXISTS (SELECT 1 FROM measurements WHERE tenant_id = ${tenantId} AND unit_id = ${id})`,
   events: { created: 'unit.created', updated: 'unit.updated', deleted: 'unit.deleted' },
+  filters: { code: listFilter(z.string().max(255), (v) => eq(units.code, v)) },
+  sortable: { name: units.name, code: units.code },
 });
 
 type MeasurementRow = typeof measurements.$inferSelect & { unit?: string | null };
@@ -63,9 +78,9 @@ export const measurementService = resourceService({
       FROM units u WHERE u.tenant_id = ${outer(measurements.tenantId)} AND u.id = ${outer(measurements.unitId)})`,
   },
   selectionDeps: { unit: 'unitId' },
-  render: (r: MeasurementRow) => ({
+  render: (r: MeasurementRow): MeasurementResource => ({
     id: r.id,
-    unit: r.unit ? (JSON.parse(r.unit) as { id: string; name?: string; code?: string; createdAt?: string; updatedAt?: string }) : { id: r.unitId },
+    unit: r.unit ? (JSON.parse(r.unit) as MeasurementResource['unit']) : { id: r.unitId },
     code: r.code,
     description: r.description,
     fairBilling: r.fairBilling,
@@ -96,10 +111,15 @@ export const measurementService = resourceService({
   uniques: { 'measurements.code': 'code' },
   inUse: (id, tenantId) => sql`EXISTS (SELECT 1 FROM products WHERE tenant_id = ${tenantId} AND measurement_id = ${id})`,
   events: { created: 'measurement.created', updated: 'measurement.updated', deleted: 'measurement.deleted' },
+  filters: {
+    code: listFilter(z.string().max(255), (v) => eq(measurements.code, v)),
+    type: listFilter(z.enum(MEASUREMENT_TYPES), (v) => eq(measurements.type, v)),
+  },
+  sortable: { code: measurements.code, createdAt: measurements.createdAt },
 });
 
 type CostCentreRow = typeof costCentres.$inferSelect;
-export function renderCostCentre(r: CostCentreRow) {
+export function renderCostCentre(r: CostCentreRow): CostCentreResource {
   return { id: r.id, name: r.name, code: r.code, type: r.type, createdAt: r.createdAt, updatedAt: r.updatedAt };
 }
 export const costCentreService = resourceService({
@@ -111,17 +131,21 @@ export const costCentreService = resourceService({
   uniques: { 'cost_centres.code': 'code' },
   inUse: (id, tenantId) => sql`EXISTS (SELECT 1 FROM products WHERE tenant_id = ${tenantId} AND cost_centre_id = ${id})`,
   events: { created: 'cost_centre.created', updated: 'cost_centre.updated', deleted: 'cost_centre.deleted' },
+  filters: { code: listFilter(z.string().max(255), (v) => eq(costCentres.code, v)) },
+  sortable: { name: costCentres.name, code: costCentres.code },
 });
 
 type ReasonRow = typeof cancellationReasons.$inferSelect;
 export const cancellationReasonService = resourceService({
   label: 'Cancellation reason',
   table: cancellationReasons,
-  render: (r: ReasonRow) => ({ id: r.id, code: r.code, name: r.name, createdAt: r.createdAt, updatedAt: r.updatedAt }),
+  render: (r: ReasonRow): CancellationReasonResource => ({ id: r.id, code: r.code, name: r.name, createdAt: r.createdAt, updatedAt: r.updatedAt }),
   columns: (_ctx, input: { code: string; name: string }) => input,
   writable: (r) => ({ code: r.code, name: r.name }),
   uniques: { 'cancellation_reasons.code': 'code' },
   events: { created: 'cancellation_reason.created', updated: 'cancellation_reason.updated', deleted: 'cancellation_reason.deleted' },
+  filters: { code: listFilter(z.string().max(255), (v) => eq(cancellationReasons.code, v)) },
+  sortable: { code: cancellationReasons.code, name: cancellationReasons.name },
 });
 
 type BillingGroupRow = typeof billingGroups.$inferSelect;
@@ -134,7 +158,7 @@ export interface BillingGroupInput {
 export const billingGroupService = resourceService({
   label: 'Billing group',
   table: billingGroups,
-  render: (r: BillingGroupRow) => ({
+  render: (r: BillingGroupRow): BillingGroupResource => ({
     id: r.id,
     name: r.name,
     type: r.type,
@@ -159,4 +183,6 @@ export const billingGroupService = resourceService({
   columns: (_ctx, input: BillingGroupInput) => input,
   writable: (r) => ({ name: r.name, type: r.type, customDay: r.customDay, customMonth: r.customMonth }),
   events: { created: 'billing_group.created', updated: 'billing_group.updated', deleted: 'billing_group.deleted' },
+  filters: { type: listFilter(z.enum(BILLING_GROUP_TYPES), (v) => eq(billingGroups.type, v)) },
+  sortable: { name: billingGroups.name },
 });

@@ -1,10 +1,12 @@
+import { z } from '@hono/zod-openapi';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { formatMoney, fromMinorUnits, roundMoney, toDec, toMinorUnitsSafe } from '../../billing/money';
 import { outer } from '../../db/client';
 import { coupons, plans, products } from '../../db/schema';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
-import { resourceService } from '../shared/resource';
+import type { CouponResource } from '../../schemas/catalogue';
+import { listFilter, resourceService } from '../shared/resource';
 
 type CouponRow = typeof coupons.$inferSelect & { redemptionCount?: number | null };
 
@@ -26,7 +28,7 @@ export interface CouponInput {
   isEnabled: boolean;
 }
 
-export function renderCoupon(r: CouponRow) {
+export function renderCoupon(r: CouponRow): CouponResource {
   const redemptions = Number(r.redemptionCount ?? 0);
   return {
     id: r.id,
@@ -156,6 +158,11 @@ export const couponService = resourceService({
   uniques: { 'coupons.code': 'code' },
   inUse: (id, tenantId) => redeemedSql(id, tenantId),
   events: { created: 'coupon.created', updated: 'coupon.updated', deleted: 'coupon.deleted' },
+  filters: {
+    code: listFilter(z.string().max(64), (v) => eq(coupons.code, v)),
+    isEnabled: listFilter(z.enum(['true', 'false']), (v) => eq(coupons.isEnabled, v === 'true')),
+  },
+  sortable: { code: coupons.code, createdAt: coupons.createdAt },
 });
 
 /** Enabling or disabling is allowed even after redemption: it is how a redeemed coupon is retired. */

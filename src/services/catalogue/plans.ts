@@ -1,9 +1,11 @@
+import { z } from '@hono/zod-openapi';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { toDec } from '../../billing/money';
 import { plans, pricePlans, productFamilies, products, type PlanAddon, type PlanItem } from '../../db/schema';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
-import { checkReference, resourceService } from '../shared/resource';
+import { PLAN_STATUSES, type PlanResource } from '../../schemas/catalogue';
+import { checkReference, listFilter, resourceService } from '../shared/resource';
 
 type PlanRow = typeof plans.$inferSelect;
 export type PlanStatus = PlanRow['status'];
@@ -23,7 +25,7 @@ export interface PlanInput {
   addons: PlanAddon[];
 }
 
-export function renderPlan(r: PlanRow) {
+export function renderPlan(r: PlanRow): PlanResource {
   return {
     id: r.id,
     family: r.familyId,
@@ -139,6 +141,12 @@ export const planService = resourceService({
   // Only drafts can be deleted; a plan that was ever sold is archived instead.
   inUse: (id, tenantId) => sqlNotDraft(id, tenantId),
   events: { created: 'plan.created', updated: 'plan.updated', deleted: 'plan.deleted' },
+  filters: {
+    status: listFilter(z.enum(PLAN_STATUSES), (v) => eq(plans.status, v)),
+    family: listFilter(z.string().max(64), (v) => eq(plans.familyId, v)),
+    code: listFilter(z.string().max(64), (v) => eq(plans.code, v)),
+  },
+  sortable: { name: plans.name, code: plans.code, createdAt: plans.createdAt },
 });
 
 function sqlNotDraft(id: string, tenantId: string) {

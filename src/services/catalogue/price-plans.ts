@@ -1,10 +1,12 @@
-import { sql } from 'drizzle-orm';
+import { z } from '@hono/zod-openapi';
+import { eq, sql } from 'drizzle-orm';
 import { checkPricePlan, type PricePlanPricing } from '../../billing/pricing';
 import { outer } from '../../db/client';
 import { customers, measurements, pricePlans, products, type PriceTier } from '../../db/schema';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
-import { checkReference, resourceService } from '../shared/resource';
+import type { PricePlanResource } from '../../schemas/catalogue';
+import { checkReference, listFilter, resourceService } from '../shared/resource';
 
 type PricePlanRow = typeof pricePlans.$inferSelect & { inUse?: number | null };
 export type PricePlanType = PricePlanRow['type'];
@@ -50,7 +52,7 @@ const inUseSql = (id: SQL | string, tenantId: SQL | string) =>
       OR EXISTS (SELECT 1 FROM json_each(p.addons) a WHERE json_extract(a.value, '$.pricePlan') = ${id})))`;
 type SQL = ReturnType<typeof sql>;
 
-export function renderPricePlan(r: PricePlanRow) {
+export function renderPricePlan(r: PricePlanRow): PricePlanResource {
   return {
     id: r.id,
     product: r.productId,
@@ -72,7 +74,7 @@ export function renderPricePlan(r: PricePlanRow) {
     customer: r.customerId,
     salesChannel: r.salesChannel,
     inUse: Boolean(r.inUse),
-    checkoutLinkIds: [] as string[],
+    checkoutLinkIds: [],
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
   };
@@ -117,7 +119,7 @@ async function derive(ctx: ServiceContext, input: PricePlanInput, v: Violations)
 export const pricePlanService = resourceService({
   label: 'Price plan',
   table: pricePlans,
-  selection: { inUse: inUseSql(outer(pricePlans.id), outer(pricePlans.tenantId)) as never },
+  selection: { inUse: inUseSql(outer(pricePlans.id), outer(pricePlans.tenantId)) },
   render: renderPricePlan,
   async check(ctx: ServiceContext, input: PricePlanInput, current, v: Violations) {
     const { product, type } = await derive(ctx, input, v);
@@ -189,6 +191,13 @@ export const pricePlanService = resourceService({
   }),
   inUse: (id, tenantId) => inUseSql(id, tenantId),
   events: { created: 'price_plan.created', updated: 'price_plan.updated', deleted: 'price_plan.deleted' },
+  filters: {
+    product: listFilter(z.string().max(64), (v) => eq(pricePlans.productId, v)),
+    status: listFilter(z.enum(['active', 'inactive', 'archived']), (v) => eq(pricePlans.status, v)),
+    currencyCode: listFilter(z.string().max(3), (v) => eq(pricePlans.currencyCode, v)),
+    customer: listFilter(z.string().max(64), (v) => eq(pricePlans.customerId, v)),
+  },
+  sortable: { createdAt: pricePlans.createdAt },
 });
 
 function columnsOf(input: PricePlanInput, type: PricePlanType) {

@@ -1,10 +1,12 @@
-import { outer } from '../../db/client';
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { z } from '@hono/zod-openapi';
+import { containsText, outer } from '../../db/client';
+import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import { costCentres, measurements, productFamilies, products, taxGroups } from '../../db/schema';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { checkCustomFieldValues, selectCustomFieldDefinitions } from '../customers/custom-fields';
-import { checkReference, resourceService } from '../shared/resource';
+import type { ProductResource } from '../../schemas/catalogue';
+import { checkReference, listFilter, resourceService } from '../shared/resource';
 
 type ProductRow = typeof products.$inferSelect & {
   families?: string | null;
@@ -29,7 +31,7 @@ export interface ProductInput {
 
 const json = <T>(text: string | null | undefined): T | null => (text ? (JSON.parse(text) as T) : null);
 
-export function renderProduct(r: ProductRow) {
+export function renderProduct(r: ProductRow): ProductResource {
   return {
     id: r.id,
     name: r.name,
@@ -38,11 +40,11 @@ export function renderProduct(r: ProductRow) {
     number: r.number,
     type: r.type,
     // Embedded references; where the embed is not loaded (event payloads of a write) just the id.
-    productFamilies: json<{ id: string; name?: string }[]>(r.families) ?? r.productFamilies.map((id) => ({ id })),
-    measurement: json<Record<string, unknown>>(r.measurement) ?? { id: r.measurementId },
-    taxGroup: json<Record<string, unknown>>(r.taxGroup) ?? { id: r.taxGroupId },
+    productFamilies: json<ProductResource['productFamilies']>(r.families) ?? r.productFamilies.map((id) => ({ id })),
+    measurement: json<ProductResource['measurement']>(r.measurement) ?? { id: r.measurementId },
+    taxGroup: json<ProductResource['taxGroup']>(r.taxGroup) ?? { id: r.taxGroupId },
     invoiceVisibility: r.invoiceVisibility,
-    costCentre: json<Record<string, unknown>>(r.costCentre) ?? (r.costCentreId ? { id: r.costCentreId } : null),
+    costCentre: json<NonNullable<ProductResource['costCentre']>>(r.costCentre) ?? (r.costCentreId ? { id: r.costCentreId } : null),
     isArchived: r.isArchived,
     customFields: r.customFields,
     createdAt: r.createdAt,
@@ -121,6 +123,17 @@ export const productService = resourceService({
         OR EXISTS (SELECT 1 FROM json_each(p.items) i WHERE json_extract(i.value, '$.product') = ${id})
         OR EXISTS (SELECT 1 FROM json_each(p.addons) a WHERE json_extract(a.value, '$.product') = ${id})))`,
   events: { created: 'product.created', updated: 'product.updated', deleted: 'product.deleted' },
+  filters: {
+    type: listFilter(z.enum(['product', 'charge', 'plan']), (v) => eq(products.type, v)),
+    productFamily: listFilter(z.string().max(64), (v) => sql`EXISTS (SELECT 1 FROM json_each(${outer(products.productFamilies)}) j WHERE j.value = ${v})`),
+    isArchived: listFilter(z.enum(['true', 'false']), (v) => eq(products.isArchived, v === 'true')),
+    number: listFilter(z.string().max(255), (v) => eq(products.number, v)),
+    search: listFilter(z.string().max(255), (v) => containsText(products.name, v)),
+    includePlanProducts: listFilter(z.enum(['true', 'false']), () => undefined),
+  },
+  // Plan-type products belong to their plan and stay out of product lists unless asked for.
+  baseFilter: (q) => (q.type === undefined && q.includePlanProducts !== 'true' ? ne(products.type, 'plan') : undefined),
+  sortable: { name: products.name, number: products.number, createdAt: products.createdAt },
 });
 
 /** Archived products stay on existing subscriptions but cannot be sold again until unarchived. */

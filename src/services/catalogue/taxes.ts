@@ -1,9 +1,11 @@
+import { z } from '@hono/zod-openapi';
 import { and, eq, sql } from 'drizzle-orm';
 import { resolveTax, TaxRateUnavailableError, type TaxRateOverride } from '../../billing/tax';
 import { taxes, taxGroups } from '../../db/schema';
 import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';
-import { checkReference, resourceService } from '../shared/resource';
+import type { TaxGroupResource, TaxResolution, TaxResource } from '../../schemas/catalogue';
+import { checkReference, listFilter, resourceService } from '../shared/resource';
 
 type TaxGroupRow = typeof taxGroups.$inferSelect;
 export interface TaxGroupInput {
@@ -15,7 +17,7 @@ export interface TaxGroupInput {
 export const taxGroupService = resourceService({
   label: 'Tax group',
   table: taxGroups,
-  render: (r: TaxGroupRow) => ({
+  render: (r: TaxGroupRow): TaxGroupResource => ({
     id: r.id,
     internalDescription: r.internalDescription,
     reverseChargeType: r.reverseChargeType,
@@ -29,6 +31,7 @@ export const taxGroupService = resourceService({
     sql`EXISTS (SELECT 1 FROM products WHERE tenant_id = ${tenantId} AND tax_group_id = ${id})
       OR EXISTS (SELECT 1 FROM taxes WHERE tenant_id = ${tenantId} AND tax_group_id = ${id})`,
   events: { created: 'tax_group.created', updated: 'tax_group.updated', deleted: 'tax_group.deleted' },
+  filters: { type: listFilter(z.enum(['standard', 'reduced']), (v) => eq(taxGroups.type, v)) },
 });
 
 type TaxRow = typeof taxes.$inferSelect;
@@ -44,7 +47,7 @@ export interface TaxInput {
 export const taxService = resourceService({
   label: 'Tax',
   table: taxes,
-  render: (r: TaxRow) => ({
+  render: (r: TaxRow): TaxResource => ({
     id: r.id,
     taxGroup: r.taxGroupId,
     countryCode: r.countryCode,
@@ -62,6 +65,11 @@ export const taxService = resourceService({
   writable: (r): TaxInput => ({ taxGroup: r.taxGroupId, countryCode: r.countryCode, validFrom: r.validFrom, rate: r.rate, code: r.code, description: r.description }),
   uniques: { 'taxes.valid_from': 'validFrom' },
   events: { created: 'tax.created', updated: 'tax.updated', deleted: 'tax.deleted' },
+  filters: {
+    taxGroup: listFilter(z.string().max(64), (v) => eq(taxes.taxGroupId, v)),
+    countryCode: listFilter(z.string().max(2), (v) => eq(taxes.countryCode, v)),
+  },
+  sortable: { validFrom: taxes.validFrom, countryCode: taxes.countryCode },
 });
 
 /** The tenant's own rates of a tax group, as overrides of the EU table. */
@@ -82,7 +90,7 @@ export interface TaxPreviewInput {
 }
 
 /** What a tax group charges a given customer on a given day: the same resolution billing uses. */
-export async function previewTax(ctx: ServiceContext, groupId: string, input: TaxPreviewInput) {
+export async function previewTax(ctx: ServiceContext, groupId: string, input: TaxPreviewInput): Promise<TaxResolution> {
   const group = await taxGroupService.find(ctx, groupId);
   const overrides = await taxOverrides(ctx, group);
   try {

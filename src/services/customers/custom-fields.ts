@@ -1,3 +1,4 @@
+import { z } from '@hono/zod-openapi';
 import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { customFields } from '../../db/schema';
@@ -6,7 +7,8 @@ import { commitGuarded } from '../../db/commit';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { fetchPage } from '../../db/paging';
-import type { Page } from '../../http/pagination';
+import { paginationQuery } from '../../http/pagination';
+import { CUSTOM_FIELD_RESOURCES, type CustomFieldDefinition } from '../../schemas/customers';
 import { newId } from '../../lib/ids';
 
 export type CustomFieldRow = typeof customFields.$inferSelect;
@@ -21,7 +23,7 @@ export interface CustomFieldInput {
   required: boolean;
 }
 
-export function renderCustomField(row: CustomFieldRow) {
+export function renderCustomField(row: CustomFieldRow): CustomFieldDefinition {
   return {
     id: row.id,
     name: row.name,
@@ -91,9 +93,12 @@ export function checkCustomFieldValues(defs: CustomFieldRow[], values: Record<st
   }
 }
 
-export async function listCustomFields(ctx: ServiceContext, page: Page, resource?: CustomFieldResource) {
-  const where = and(eq(customFields.tenantId, ctx.tenant.id), resource ? eq(customFields.resource, resource) : undefined);
-  return fetchPage(ctx.db, customFields, where, [asc(customFields.createdAt), asc(customFields.id)], page, renderCustomField);
+/** GET /custom-fields: a page, optionally of one resource's fields. */
+export const customFieldListQuery = z.object({ ...paginationQuery, resource: z.enum(CUSTOM_FIELD_RESOURCES).optional() });
+
+export async function listCustomFields(ctx: ServiceContext, query: z.output<typeof customFieldListQuery>) {
+  const where = and(eq(customFields.tenantId, ctx.tenant.id), query.resource ? eq(customFields.resource, query.resource) : undefined);
+  return fetchPage(ctx.db, customFields, where, [asc(customFields.createdAt), asc(customFields.id)], query, renderCustomField);
 }
 
 async function findCustomField(ctx: ServiceContext, id: string): Promise<CustomFieldRow> {

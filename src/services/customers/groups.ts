@@ -6,17 +6,18 @@ import type { ServiceContext } from '../context';
 import { fetchPage } from '../../db/paging';
 import type { Page } from '../../http/pagination';
 import { newId } from '../../lib/ids';
+import type { ContactPersonResource, CustomerGroupResource } from '../../schemas/customers';
 
 // Customer groups and contact persons: small tenant-owned records a customer points to.
 
 type GroupRow = typeof customerGroups.$inferSelect;
 type ContactRow = typeof contactPersons.$inferSelect;
 
-export function renderGroup(g: GroupRow) {
+export function renderGroup(g: GroupRow): CustomerGroupResource {
   return { id: g.id, name: g.name, description: g.description, createdAt: g.createdAt, updatedAt: g.updatedAt };
 }
 
-export function renderContactPerson(p: ContactRow) {
+export function renderContactPerson(p: ContactRow): ContactPersonResource {
   return { id: p.id, firstName: p.firstName, lastName: p.lastName, email: p.email, avatar: p.avatar, createdAt: p.createdAt, updatedAt: p.updatedAt };
 }
 

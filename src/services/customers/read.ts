@@ -1,9 +1,10 @@
+import { z } from '@hono/zod-openapi';
 import { and, asc, count, desc, eq, or, sql, type SQL } from 'drizzle-orm';
 import { containsText, type Db, outer } from '../../db/client';
 import { customers } from '../../db/schema';
 import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';
-import { collection, pageOffset, type Page } from '../../http/pagination';
+import { collection, pageOffset, paginationQuery, sortDirection } from '../../http/pagination';
 import { type AddressResource, type ContactRef, type CustomerAggregate, type CustomerRow, type EmailResource, type GroupRef, type PartnerRef, renderCustomer } from './render';
 
 const bool = (column: string) => sql.raw(`json(CASE WHEN ${column} THEN 'true' ELSE 'false' END)`);
@@ -70,17 +71,21 @@ export async function findCustomerRow(ctx: ServiceContext, id: string): Promise<
   return row;
 }
 
-export interface CustomerListQuery extends Page {
-  search?: string;
-  status?: CustomerRow['status'];
-  customerNumber?: string;
-  email?: string;
-  orderCreatedAt?: 'asc' | 'desc';
-  orderCustomerNumber?: 'asc' | 'desc';
-}
+/** GET /customers: filters and sort order. */
+export const customerListQuery = z.object({
+  ...paginationQuery,
+  search: z.string().max(255).optional().openapi({ description: 'Matches name, company, e-mail and customer number' }),
+  status: z.enum(['STATUS_ACTIVE', 'STATUS_ARCHIVED', 'STATUS_SUSPENDED']).optional(),
+  customerNumber: z.string().max(255).optional(),
+  email: z.string().max(255).optional(),
+  'order[createdAt]': sortDirection.optional(),
+  'order[customerNumber]': sortDirection.optional(),
+});
+export type CustomerListQuery = z.output<typeof customerListQuery>;
 
 export async function listCustomers(ctx: ServiceContext, q: CustomerListQuery) {
   const filters: (SQL | undefined)[] = [eq(customers.tenantId, ctx.tenant.id)];
+  // Empty parameters (`?search=`) filter nothing.
   if (q.status) filters.push(eq(customers.status, q.status));
   if (q.customerNumber) filters.push(eq(customers.customerNumber, q.customerNumber));
   if (q.email) filters.push(eq(customers.emailKey, q.email.trim().toLowerCase()));
@@ -99,8 +104,9 @@ export async function listCustomers(ctx: ServiceContext, q: CustomerListQuery) {
   }
   const where = and(...filters);
   const order: SQL[] = [];
-  if (q.orderCustomerNumber) order.push(q.orderCustomerNumber === 'asc' ? asc(customers.customerNumber) : desc(customers.customerNumber));
-  const createdDir = q.orderCreatedAt ?? 'desc';
+  const byNumber = q['order[customerNumber]'];
+  if (byNumber) order.push(byNumber === 'asc' ? asc(customers.customerNumber) : desc(customers.customerNumber));
+  const createdDir = q['order[createdAt]'] ?? 'desc';
   order.push(createdDir === 'asc' ? asc(customers.createdAt) : desc(customers.createdAt));
   order.push(createdDir === 'asc' ? asc(customers.id) : desc(customers.id));
 

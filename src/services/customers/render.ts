@@ -1,35 +1,11 @@
 import { customerAddresses, customerEmailAddresses, customers } from '../../db/schema';
+import type { AddressResource, CustomerResource, EmailResource } from '../../schemas/customers';
 
 export type CustomerRow = typeof customers.$inferSelect;
 export type AddressRow = typeof customerAddresses.$inferSelect;
 export type EmailRow = typeof customerEmailAddresses.$inferSelect;
 
-export interface AddressResource {
-  id: string;
-  vatId: string | null;
-  type: AddressRow['type'];
-  default: boolean;
-  status: AddressRow['status'];
-  city: string;
-  zip: string;
-  street: string;
-  houseNumber: string;
-  countryCode: string;
-  companyName: string | null;
-  salutation: AddressRow['salutation'];
-  addition: string;
-  costCentre: string | null;
-  firstName: string | null;
-  lastName: string | null;
-}
-
-export interface EmailResource {
-  id: string;
-  email: string;
-  receiverName: string | null;
-  type: EmailRow['type'];
-  default: boolean;
-}
+export type { AddressResource, CustomerResource, EmailResource };
 
 interface Ref {
   id: string;
@@ -77,7 +53,7 @@ export function partnerName(c: Pick<CustomerRow, 'companyName' | 'firstName' | '
   return c.companyName ?? ([c.firstName, c.lastName].filter(Boolean).join(' ') || c.email);
 }
 
-export function renderCustomer(agg: CustomerAggregate) {
+export function renderCustomer(agg: CustomerAggregate): CustomerResource {
   const { row } = agg;
   const activeAddresses = agg.addresses.filter((a) => a.status === 'active');
   const defaultAddress = activeAddresses.find((a) => a.type === 'TYPE_DEFAULT' && a.default) ?? null;
@@ -122,5 +98,3 @@ export function renderCustomer(agg: CustomerAggregate) {
     partner: agg.partner,
   };
 }
-
-export type CustomerResource = ReturnType<typeof renderCustomer>;

@@ -12,6 +12,7 @@ import { normalizeVatId } from '../ports/vat-checker';
 import { type CustomerAggregate, type CustomerRow, type PartnerRef, partnerName, renderCustomer } from './render';
 import { byId, findCustomerRow, loadCustomer } from './read';
 import { type CustomerFields, checkCustomerFields, fieldColumns, mapUniqueViolation, vatValidity } from './create';
+import type { BillingSettingsResource } from '../../schemas/customers';
 
 /** The writable view of a customer: the body of PUT, and the document a merge patch applies to. */
 export function writableCustomer(agg: CustomerAggregate): CustomerFields {
@@ -146,13 +147,13 @@ export async function setCustomerPartner(ctx: ServiceContext, id: string, partne
   return commitCustomerChange(ctx, before, row, 'customer.updated', [], { partner });
 }
 
-export async function getBillingSettings(ctx: ServiceContext, id: string) {
+export async function getBillingSettings(ctx: ServiceContext, id: string): Promise<BillingSettingsResource> {
   const row = await findCustomerRow(ctx, id);
   return { requiresManualInvoiceApproval: row.requiresManualInvoiceApproval };
 }
 
 /** Merge-patch semantics: an absent field stays as it is, null inherits the tenant setting. */
-export async function updateBillingSettings(ctx: ServiceContext, id: string, patch: { requiresManualInvoiceApproval?: boolean | null }) {
+export async function updateBillingSettings(ctx: ServiceContext, id: string, patch: { requiresManualInvoiceApproval?: boolean | null }): Promise<BillingSettingsResource> {
   const before = await loadCustomer(ctx, id);
   if (patch.requiresManualInvoiceApproval === undefined) return { requiresManualInvoiceApproval: before.row.requiresManualInvoiceApproval };
   const value = patch.requiresManualInvoiceApproval;

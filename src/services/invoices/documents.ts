@@ -7,6 +7,7 @@ import { commitInvoiceChange } from './write';
 import { loadInvoice, renderLoaded } from './read';
 import { type InvoiceAggregate } from './render';
 import { requireStatus } from './operations';
+import type { DownloadLink } from '../../schemas/invoices';
 
 /**
  * The document as it would be rendered now. Until the documents issue renders PDF and EN16931 XML,
@@ -19,7 +20,7 @@ export async function storeRendition(ctx: ServiceContext, agg: InvoiceAggregate)
 }
 
 /** A signed, expiring link to the stored rendition: HMAC over key and expiry with the JWT secret. */
-export async function downloadLink(ctx: ServiceContext, id: string, origin: string, secondsValid: number) {
+export async function downloadLink(ctx: ServiceContext, id: string, origin: string, secondsValid: number): Promise<DownloadLink> {
   const agg = await loadInvoice(ctx, id);
   if (agg.row.status === 'STATUS_DRAFT') throw ApiError.conflict('Drafts have no document yet; use GET /invoices/{id}/preview.', 'invalid-transition');
   let key = agg.row.documentKey;

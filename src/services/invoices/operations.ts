@@ -11,6 +11,7 @@ import { billingAddress, createDraft } from './drafts';
 import { commitInvoiceChange } from './write';
 import { loadInvoice } from './read';
 import { type InvoiceAggregate } from './render';
+import type { InvoiceComment } from '../../schemas/invoices';
 
 /**
  * Invoice status transitions (docs/state-machines.md). Finalization is in invoices.ts; payments,
@@ -101,7 +102,7 @@ export async function duplicateInvoice(ctx: ServiceContext, id: string) {
   });
 }
 
-export async function addComment(ctx: ServiceContext, id: string, text: string, author: string | null) {
+export async function addComment(ctx: ServiceContext, id: string, text: string, author: string | null): Promise<InvoiceComment> {
   await loadInvoice(ctx, id);
   const row = { id: newId(), tenantId: ctx.tenant.id, invoiceId: id, text, author, createdAt: ctx.now.toISOString() };
   await ctx.db.insert(invoiceComments).values(row);
@@ -111,5 +112,5 @@ export async function addComment(ctx: ServiceContext, id: string, text: string, 
 export async function listComments(ctx: ServiceContext, id: string, page: Page) {
   await loadInvoice(ctx, id);
   const where = and(eq(invoiceComments.tenantId, ctx.tenant.id), eq(invoiceComments.invoiceId, id));
-  return fetchPage(ctx.db, invoiceComments, where, [asc(invoiceComments.createdAt), asc(invoiceComments.id)], page, (r) => ({ id: r.id, text: r.text, author: r.author, createdAt: r.createdAt }));
+  return fetchPage(ctx.db, invoiceComments, where, [asc(invoiceComments.createdAt), asc(invoiceComments.id)], page, (r): InvoiceComment => ({ id: r.id, text: r.text, author: r.author, createdAt: r.createdAt }));
 }

@@ -1,10 +1,12 @@
+import { z } from '@hono/zod-openapi';
 import { and, asc, count, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import { inJson, outer, tenantRowsById } from '../../db/client';
 import { customers, invoicePositions, invoices } from '../../db/schema';
 import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';
-import { collection, pageOffset, type Page } from '../../http/pagination';
-import { type InvoiceAggregate, renderInvoice } from './render';
+import { collection, pageOffset, paginationQuery, sortDirection, type Page } from '../../http/pagination';
+import { timestamp } from '../../http/schemas';
+import { type InvoiceAggregate, type InvoiceResource, renderInvoice } from './render';
 
 export function byId(ctx: ServiceContext, id: string) {
   return and(eq(invoices.tenantId, ctx.tenant.id), eq(invoices.id, id));
@@ -26,13 +28,64 @@ export async function loadInvoice(ctx: ServiceContext, id: string, customerScope
   return agg;
 }
 
-export function renderLoaded(agg: InvoiceAggregate) {
+export function renderLoaded(agg: InvoiceAggregate): InvoiceResource {
   const resource = renderInvoice(agg);
   const cancellation = (agg as InvoiceAggregate & { cancellation?: { id: string; number: string | null } }).cancellation;
   return { ...resource, cancellationDocument: cancellation ? { id: cancellation.id, number: cancellation.number } : null };
 }
 
-export interface InvoiceListQuery extends Page {
+const code = z.string().max(40).optional();
+const codes = z.union([z.string().max(40), z.array(z.string().max(40)).max(20)]).optional();
+
+/** GET /invoices: filters and sort order. */
+export const invoiceListQuery = z.object({
+  ...paginationQuery,
+  status: code,
+  'status[]': codes,
+  type: code,
+  'type[]': codes,
+  customer: z.string().max(64).optional(),
+  subscription: z.string().max(64).optional(),
+  number: z.string().max(255).optional(),
+  'creationDate[after]': timestamp.optional(),
+  'creationDate[before]': timestamp.optional(),
+  'dueDate[after]': timestamp.optional(),
+  'dueDate[before]': timestamp.optional(),
+  'order[number]': sortDirection.optional(),
+  'order[creationDate]': sortDirection.optional(),
+  'order[dueDate]': sortDirection.optional(),
+  'order[grossAmount]': sortDirection.optional(),
+});
+
+const listOf = (...given: (string | string[] | undefined)[]) => given.flat().filter((x): x is string => typeof x === 'string' && x !== '');
+const iso = (v: string | undefined) => (v ? new Date(v).toISOString() : undefined);
+
+/**
+ * A page of documents. A customer principal (`customerScope`) sees only its own documents, and
+ * no drafts.
+ */
+export function listInvoices(ctx: ServiceContext, q: z.output<typeof invoiceListQuery>, customerScope?: string) {
+  return listFiltered(ctx, {
+    page: q.page,
+    limit: q.limit,
+    status: listOf(q.status, q['status[]']),
+    type: listOf(q.type, q['type[]']),
+    customer: q.customer,
+    subscription: q.subscription,
+    number: q.number,
+    createdFrom: iso(q['creationDate[after]']),
+    createdTo: iso(q['creationDate[before]']),
+    dueFrom: iso(q['dueDate[after]']),
+    dueTo: iso(q['dueDate[before]']),
+    order: (['number', 'creationDate', 'dueDate', 'grossAmount'] as const).flatMap((field) => {
+      const dir = q[`order[${field}]`];
+      return dir ? [{ field, dir }] : [];
+    }),
+    customerScope,
+  });
+}
+
+interface InvoiceFilters extends Page {
   status?: string[];
   type?: string[];
   customer?: string;
@@ -49,7 +102,7 @@ export interface InvoiceListQuery extends Page {
 
 const ORDER = { number: invoices.numberSeq, creationDate: invoices.createdAt, dueDate: invoices.dueDate, grossAmount: invoices.grossAmount };
 
-export async function listInvoices(ctx: ServiceContext, q: InvoiceListQuery) {
+async function listFiltered(ctx: ServiceContext, q: InvoiceFilters) {
   const filters: (SQL | undefined)[] = [eq(invoices.tenantId, ctx.tenant.id)];
   if (q.status?.length) filters.push(inJson(invoices.status, q.status));
   if (q.type?.length) filters.push(inJson(invoices.type, q.type));

@@ -1,12 +1,18 @@
 import { formatMoney, fromMinorUnits } from '../../billing/money';
 import { customers, invoicePositions, invoices } from '../../db/schema';
+import { INVOICE_TYPES, type InvoicePositionResource, type InvoiceResource, type InvoiceType } from '../../schemas/invoices';
 
 export type InvoiceRow = typeof invoices.$inferSelect;
 export type PositionRow = typeof invoicePositions.$inferSelect;
 export type CustomerRow = typeof customers.$inferSelect;
 
-export const INVOICE_TYPES = ['TYPE_INVOICE', 'TYPE_CREDIT', 'TYPE_REFUND', 'TYPE_REMINDER', 'TYPE_CANCEL', 'TYPE_DUNNING'] as const;
-export type InvoiceType = (typeof INVOICE_TYPES)[number];
+export { INVOICE_TYPES, type InvoiceResource, type InvoiceType };
+
+/** A stored document type as the API names it; any other value is a bug in the writer. */
+export function documentType(type: string): InvoiceType {
+  if (!(INVOICE_TYPES as readonly string[]).includes(type)) throw new Error(`Unknown document type ${JSON.stringify(type)}.`);
+  return type as InvoiceType;
+}
 
 /** Each document type's number format setting. */
 export const NUMBER_FORMAT_SETTING: Record<InvoiceType, string> = {
@@ -26,7 +32,7 @@ export interface InvoiceAggregate {
 
 const money = (minor: number, currency: string) => formatMoney(fromMinorUnits(minor, currency), currency);
 
-export function renderPosition(p: PositionRow, currency: string) {
+export function renderPosition(p: PositionRow, currency: string): InvoicePositionResource {
   return {
     id: p.id,
     parent: p.parentId,
@@ -49,13 +55,13 @@ export function renderPosition(p: PositionRow, currency: string) {
 }
 
 /** The invoice as the API shows it; every amount a money object in the invoice currency. */
-export function renderInvoice(agg: InvoiceAggregate) {
+export function renderInvoice(agg: InvoiceAggregate): InvoiceResource {
   const r = agg.row;
   const c = r.currencyCode;
   const c0 = agg.customer;
   return {
     id: r.id,
-    type: r.type,
+    type: documentType(r.type),
     status: r.status,
     number: r.number,
     customer: {
@@ -104,9 +110,7 @@ export function renderInvoice(agg: InvoiceAggregate) {
     eInvoiceType: null,
     leitwegId: null,
     usageBreakdownUrl: null,
-    cancellationDocument: null as { id: string; number: string | null } | null,
+    cancellationDocument: null,
     updatedAt: r.updatedAt,
   };
 }
-
-export type InvoiceResource = ReturnType<typeof renderInvoice>;

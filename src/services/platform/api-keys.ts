@@ -10,10 +10,11 @@ import { isKnownPermission } from '../../http/permissions';
 import { systemNow } from '../../lib/clock';
 import { sha256Hex } from '../../lib/crypto';
 import { newId, randomToken } from '../../lib/ids';
+import type { ApiKeyCreated, ApiKeyResource } from '../../schemas/platform';
 
 type ApiKeyRow = typeof apiKeys.$inferSelect;
 
-export function renderApiKey(row: ApiKeyRow) {
+export function renderApiKey(row: ApiKeyRow): ApiKeyResource {
   return {
     id: row.id,
     name: row.name,
@@ -46,7 +47,7 @@ export async function createApiKey(
   ctx: ServiceContext,
   creatorPermissions: string[],
   input: { name: string | null; permissions: string[]; expiresAt: string | null },
-) {
+): Promise<ApiKeyCreated> {
   const v = new Violations();
   input.permissions.forEach((p, i) => {
     if (!isKnownPermission(p)) v.add(`permissions[${i}]`, `Unknown permission "${p}"; use <resource>:<read|write> or *.`, 'unknown_permission');

@@ -8,6 +8,7 @@ import type { ServiceContext } from '../context';
 import { systemNow } from '../../lib/clock';
 import { sha256Hex } from '../../lib/crypto';
 import { newId, randomToken } from '../../lib/ids';
+import type { CustomerSession, CustomerTokens } from '../../schemas/platform';
 
 export const JWT_ISSUER = 'edge-billing';
 export const JWT_AUDIENCE = 'edge-billing:customer';
@@ -50,7 +51,7 @@ async function issueTokens(env: Env, tenantId: string, customerId: string, famil
 }
 
 /** Opens a customer session for the customer-facing area: a short-lived JWT and a rotating refresh token. */
-export async function authenticateCustomer(ctx: ServiceContext, customerId: string, origin: string) {
+export async function authenticateCustomer(ctx: ServiceContext, customerId: string, origin: string): Promise<CustomerSession> {
   const customer = await ctx.db
     .select({ id: customers.id, status: customers.status })
     .from(customers)
@@ -76,7 +77,7 @@ export async function authenticateCustomer(ctx: ServiceContext, customerId: stri
  * Exchanges a refresh token for a new pair. Tokens rotate: each is good once, and presenting a
  * spent one revokes the whole family, since it means the token was copied.
  */
-export async function refreshCustomerSession(db: Db, env: Env, refreshToken: string) {
+export async function refreshCustomerSession(db: Db, env: Env, refreshToken: string): Promise<CustomerTokens> {
   const hash = await sha256Hex(refreshToken);
   const session = await db.select().from(customerSessions).where(eq(customerSessions.refreshTokenHash, hash)).get();
   const now = systemNow().toISOString();

@@ -5,6 +5,7 @@ import type { Db } from '../../db/client';
 import { settings } from '../../db/schema';
 import { Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
+import type { SettingsResource } from '../../schemas/platform';
 
 const numberFormat = z.string().superRefine((v, ctx) => {
   const problem = checkNumberFormat(v);
@@ -77,7 +78,7 @@ export async function loadSettings(db: Db, tenantId: string): Promise<SettingVal
   return effectiveSettings(await selectSettings(db, tenantId));
 }
 
-export function settingsList(values: SettingValues) {
+export function settingsList(values: SettingValues): SettingsResource {
   return { settings: Object.entries(values).map(([key, value]) => ({ key, value })) };
 }
 

@@ -5,8 +5,9 @@ import { ApiError } from '../../http/errors';
 import { tenantNow } from '../../lib/clock';
 import { at, type ServiceContext } from '../context';
 import { sweepSubscriptions } from '../subscriptions/sweep';
+import type { TestClockResource } from '../../schemas/platform';
 
-export function renderTestClock(t: Tenant) {
+export function renderTestClock(t: Tenant): TestClockResource {
   return { now: tenantNow(t).toISOString(), frozen: t.testClockNow !== null };
 }
 

@@ -1,3 +1,4 @@
+import type { z } from '@hono/zod-openapi';
 import { and, asc, desc, eq, getTableColumns, not, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
@@ -10,6 +11,20 @@ import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import type { Page } from '../../http/pagination';
 import { newId } from '../../lib/ids';
+
+/** A list query parameter: its schema and the condition a given value adds. */
+export interface ListFilter<T = any> {
+  schema: z.ZodType;
+  where(value: T): SQL | undefined;
+}
+
+/** Declares a list filter; `where` gets the value as the schema parsed it. */
+export function listFilter<S extends z.ZodType>(schema: S, where: (value: z.output<S>) => SQL | undefined): ListFilter<z.output<S>> {
+  return { schema, where };
+}
+
+/** A validated list query: pagination, filter values by name, `order[field]` directions. */
+export type ListQuery = Page & Record<string, unknown>;
 
 /** A tenant-owned table: every row has `id` and `tenant_id`. */
 export type TenantTable = SQLiteTable & { id: SQLiteColumn; tenantId: SQLiteColumn };
@@ -38,6 +53,12 @@ export interface ResourceHooks<Row, Input, Resource> {
    * stale and left out of the event (render falls back to the id); the response is read back anyway.
    */
   selectionDeps?: Record<string, string>;
+  /** List query parameters and the conditions they add. */
+  filters?: Record<string, ListFilter>;
+  /** A condition that depends on several parameters (e.g. a default exclusion). */
+  baseFilter?(query: ListQuery): SQL | undefined;
+  /** Sortable fields: `order[<field>]=asc|desc`. */
+  sortable?: Record<string, SQLiteColumn>;
 }
 
 function cols(table: TenantTable) {
@@ -74,10 +95,13 @@ export function resourceService<Row extends { id: string }, Input, Resource>(hoo
     return row as Row;
   }
 
-  async function list(ctx: ServiceContext, page: Page, filters: (SQL | undefined)[] = [], order: SQL[] = []) {
-    const where = and(eq(table.tenantId, ctx.tenant.id), ...filters);
+  /** A page of the tenant's rows, narrowed by the declared filters and sorted by `order[…]`. */
+  async function list(ctx: ServiceContext, query: ListQuery) {
+    const filters = Object.entries(hooks.filters ?? {}).map(([name, f]) => (query[name] === undefined ? undefined : f.where(query[name])));
+    const where = and(eq(table.tenantId, ctx.tenant.id), ...filters, hooks.baseFilter?.(query));
     const fallback = 'createdAt' in c ? [asc(c.createdAt!), asc(table.id)] : [asc(table.id)];
-    return fetchPage(ctx.db, table, where, [...order, ...fallback], page, (r) => hooks.render(r as Row), hooks.selection);
+    const order = [...orderTerms(query, hooks.sortable ?? {}), ...fallback];
+    return fetchPage(ctx.db, table, where, order, query, (r) => hooks.render(r as Row), hooks.selection);
   }
 
   async function write(ctx: ServiceContext, statements: BatchItem<'sqlite'>[]) {

@@ -7,6 +7,7 @@ import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { renderCoupon } from '../catalogue/coupons';
 import { renderAddress } from '../customers/render';
+import type { SubscriptionItemResource, SubscriptionResource } from '../../schemas/subscriptions';
 
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
 export type ItemRow = typeof subscriptionItems.$inferSelect;
@@ -176,7 +177,7 @@ function itemBilling(sub: SubscriptionRow, item: ItemAggregate, now: Date, timeZ
   };
 }
 
-export function renderItem(sub: SubscriptionRow, item: ItemAggregate, now: Date, timeZone: string, group: BillingGroupRow | null = null) {
+export function renderItem(sub: SubscriptionRow, item: ItemAggregate, now: Date, timeZone: string, group: BillingGroupRow | null = null): SubscriptionItemResource {
   return {
     id: item.id,
     subscriptionId: item.subscriptionId,
@@ -215,7 +216,7 @@ export function shortCustomer(c: CustomerRow) {
 }
 
 /** The subscription as the API shows it, with derived contract and cancellation dates at `now`. */
-export function renderSubscription(agg: SubscriptionAggregate, now: Date) {
+export function renderSubscription(agg: SubscriptionAggregate, now: Date): SubscriptionResource {
   const r = agg.row;
   const tz = customerTimeZone(agg);
   const contractPeriod = duration(r.contractPeriod);
@@ -295,4 +296,4 @@ export function renderSubscription(agg: SubscriptionAggregate, now: Date) {
   };
 }
 
-export type SubscriptionResource = ReturnType<typeof renderSubscription>;
+export type { SubscriptionResource };

@@ -13,6 +13,7 @@ import { checkItems, itemRow, withPrice, type ItemInput } from './create';
 import { commitSubscriptionChange } from './update';
 import { loadSubscription } from './aggregate';
 import { requireAction } from './lifecycle';
+import type { SubscriptionComment } from '../../schemas/subscriptions';
 
 export async function setInvoiceAddress(ctx: ServiceContext, id: string, addressId: string | null) {
   const before = await loadSubscription(ctx, id);
@@ -121,7 +122,7 @@ export async function deleteSubscription(ctx: ServiceContext, id: string) {
   }
 }
 
-export async function addComment(ctx: ServiceContext, id: string, text: string, author: string | null) {
+export async function addComment(ctx: ServiceContext, id: string, text: string, author: string | null): Promise<SubscriptionComment> {
   await loadSubscription(ctx, id);
   const row = { id: newId(), tenantId: ctx.tenant.id, subscriptionId: id, text, author, createdAt: ctx.now.toISOString() };
   await ctx.db.insert(subscriptionComments).values(row);
@@ -131,7 +132,7 @@ export async function addComment(ctx: ServiceContext, id: string, text: string, 
 export async function listComments(ctx: ServiceContext, id: string, page: Page) {
   await loadSubscription(ctx, id);
   const where = and(eq(subscriptionComments.tenantId, ctx.tenant.id), eq(subscriptionComments.subscriptionId, id));
-  return fetchPage(ctx.db, subscriptionComments, where, [asc(subscriptionComments.createdAt), asc(subscriptionComments.id)], page, (r) => ({
+  return fetchPage(ctx.db, subscriptionComments, where, [asc(subscriptionComments.createdAt), asc(subscriptionComments.id)], page, (r): SubscriptionComment => ({
     id: r.id,
     text: r.text,
     author: r.author,

@@ -1,3 +1,4 @@
+import { z } from '@hono/zod-openapi';
 import { and, eq, gt, isNull, lte, or, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { insertRows } from '../../db/insert';
@@ -9,10 +10,11 @@ import type { ServiceContext } from '../context';
 import type { Page } from '../../http/pagination';
 import { fetchPage } from '../../db/paging';
 import { rawStatement, tenantRowsById, runBatch } from '../../db/client';
-import { collection } from '../../http/pagination';
+import { collection, paginationQuery } from '../../http/pagination';
 import { newId } from '../../lib/ids';
-import { checkReference, resourceService } from '../shared/resource';
+import { checkReference, listFilter, resourceService } from '../shared/resource';
 import type { SubscriptionAggregate } from './aggregate';
+import type { CustomerEntitlement, EntitlementResource, FeatureAssignmentResource, FeatureResource } from '../../schemas/entitlements';
 
 type FeatureRow = typeof features.$inferSelect;
 export interface FeatureInput {
@@ -28,7 +30,7 @@ export interface FeatureInput {
 export const featureService = resourceService({
   label: 'Feature',
   table: features,
-  render: (r: FeatureRow) => ({
+  render: (r: FeatureRow): FeatureResource => ({
     id: r.id,
     code: r.code,
     name: r.name,
@@ -51,6 +53,8 @@ export const featureService = resourceService({
   uniques: { 'features.code': 'code' },
   inUse: (id, tenantId) => sql`EXISTS (SELECT 1 FROM feature_assignments WHERE tenant_id = ${tenantId} AND feature_id = ${id})`,
   events: { created: 'feature.created', updated: 'feature.updated', deleted: 'feature.deleted' },
+  filters: { code: listFilter(z.string().max(64), (v) => eq(features.code, v)) },
+  sortable: { code: features.code, name: features.name },
 });
 
 type AssignmentRow = typeof featureAssignments.$inferSelect;
@@ -132,7 +136,7 @@ export async function listSubscriptionEntitlements(ctx: ServiceContext, subscrip
     .innerJoin(subscriptionItems, and(eq(subscriptionItems.tenantId, entitlements.tenantId), eq(subscriptionItems.id, entitlements.subscriptionItemId)))
     .where(and(eq(entitlements.tenantId, ctx.tenant.id), eq(entitlements.subscriptionId, subscriptionId)))
     .orderBy(entitlements.featureCode, entitlements.id);
-  const data = rows.map(({ e, f, i }) => ({
+  const data = rows.map(({ e, f, i }): EntitlementResource => ({
     id: e.id,
     subscriptionItem: { id: i.id, name: i.name, description: i.description, furtherInformation: i.furtherInformation, status: i.status, subscriptionId: i.subscriptionId },
     feature: featureService.render(f),
@@ -149,7 +153,7 @@ export async function listSubscriptionEntitlements(ctx: ServiceContext, subscrip
  * The check an application makes on each of its own requests: is this customer entitled to a
  * feature, and with which value? One read on the (tenant, customer, feature, active) index.
  */
-export async function customerEntitlement(ctx: ServiceContext, customerId: string, featureCode: string) {
+export async function customerEntitlement(ctx: ServiceContext, customerId: string, featureCode: string): Promise<CustomerEntitlement> {
   const rows = await ctx.db
     .select({ value: entitlements.value, validUntil: entitlements.validUntil, subscriptionId: entitlements.subscriptionId })
     .from(entitlements)
@@ -182,7 +186,7 @@ export interface AssignmentInput {
   applyToExistingSubscriptions: boolean;
 }
 
-function renderAssignment(a: AssignmentRow, f: FeatureRow | null) {
+function renderAssignment(a: AssignmentRow, f: FeatureRow | null): FeatureAssignmentResource {
   return {
     id: a.id,
     object: a.object,
@@ -241,13 +245,16 @@ export async function createAssignment(ctx: ServiceContext, input: AssignmentInp
   return resource;
 }
 
-export async function listAssignments(ctx: ServiceContext, page: Page, filters: { feature?: string; objectId?: string }) {
+/** GET /entitlement/feature-assignments: a page, optionally of one feature or one product / price plan. */
+export const assignmentListQuery = z.object({ ...paginationQuery, feature: z.string().max(64).optional(), objectId: z.string().max(64).optional() });
+
+export async function listAssignments(ctx: ServiceContext, query: z.output<typeof assignmentListQuery>) {
   const where = and(
     eq(featureAssignments.tenantId, ctx.tenant.id),
-    filters.feature ? eq(featureAssignments.featureId, filters.feature) : undefined,
-    filters.objectId ? eq(featureAssignments.objectId, filters.objectId) : undefined,
+    query.feature ? eq(featureAssignments.featureId, query.feature) : undefined,
+    query.objectId ? eq(featureAssignments.objectId, query.objectId) : undefined,
   );
-  const result = await fetchPage(ctx.db, featureAssignments, where, [featureAssignments.createdAt, featureAssignments.id].map((c) => sql`${c}`), page, (a) => a);
+  const result = await fetchPage(ctx.db, featureAssignments, where, [featureAssignments.createdAt, featureAssignments.id].map((c) => sql`${c}`), query, (a) => a);
   const featureRows = result.data.length
     ? await ctx.db
         .select()

@@ -1,13 +1,77 @@
+import { z } from '@hono/zod-openapi';
 import { and, asc, count, desc, eq, sql, type SQL } from 'drizzle-orm';
 import { parseDuration } from '../../billing/durations';
 import { contractTerm } from '../../billing/periods';
 import { inJson, outer, tenantRowsById } from '../../db/client';
 import { customers, subscriptions } from '../../db/schema';
 import type { ServiceContext } from '../context';
-import { collection, pageOffset, type Page } from '../../http/pagination';
+import { ApiError } from '../../http/errors';
+import { collection, pageOffset, paginationQuery, sortDirection, type Page } from '../../http/pagination';
+import { SUBSCRIPTION_STATUSES } from '../../schemas/subscriptions';
 import { type SubscriptionStatus, assembleSubscriptions, renderSubscription } from './aggregate';
 
-export interface SubscriptionListQuery extends Page {
+// A filter given once (`status=active`) or repeated (`status[]=active&status[]=paused`).
+const one = z.string().max(255).optional();
+const some = z.union([z.string().max(255), z.array(z.string().max(255)).max(100)]).optional();
+
+/** GET /subscriptions: filters and sort order. */
+export const subscriptionListQuery = z.object({
+  ...paginationQuery,
+  id: one,
+  'id[]': some,
+  customer: one,
+  'customer[]': some,
+  number: one,
+  status: one,
+  'status[]': some,
+  'paymentMethod.type': one,
+  'paymentMethod.type[]': some,
+  'items.product.id': one,
+  'items.product.id[]': some,
+  partner: z.string().max(64).optional(),
+  'order[status]': sortDirection.optional(),
+  'order[createdAt]': sortDirection.optional(),
+  'order[activatedAt]': sortDirection.optional(),
+  'order[trialEndsOn]': sortDirection.optional(),
+  'order[contractDetails.contractEnd]': sortDirection.optional(),
+});
+
+/** The non-empty values of a filter's single and repeated forms; undefined when there are none. */
+function values(...given: (string | string[] | undefined)[]): string[] | undefined {
+  const list = given.flat().filter((v): v is string => typeof v === 'string' && v !== '');
+  return list.length ? list : undefined;
+}
+
+const isStatus = (s: string): s is SubscriptionStatus => (SUBSCRIPTION_STATUSES as readonly string[]).includes(s);
+
+export async function listSubscriptions(ctx: ServiceContext, q: z.output<typeof subscriptionListQuery>) {
+  const statuses = values(q.status, q['status[]']);
+  const unknown = statuses?.find((s) => !isStatus(s));
+  if (unknown !== undefined) {
+    const param = values(q['status[]'])?.includes(unknown) ? 'status[]' : 'status';
+    throw ApiError.badRequest('Invalid query parameters.', [
+      { propertyPath: param, message: `Unknown status "${unknown}"; use ${SUBSCRIPTION_STATUSES.join(', ')}.`, code: 'invalid_value' },
+    ]);
+  }
+  const order = (['status', 'createdAt', 'activatedAt', 'trialEndsOn', 'contractDetails.contractEnd'] as const).flatMap((f) => {
+    const dir = q[`order[${f}]`];
+    return dir ? [{ field: f === 'contractDetails.contractEnd' ? ('contractEnd' as const) : f, dir }] : [];
+  });
+  return listFiltered(ctx, {
+    page: q.page,
+    limit: q.limit,
+    ids: values(q.id, q['id[]']),
+    customers: values(q.customer, q['customer[]']),
+    number: q.number,
+    statuses: statuses?.filter(isStatus),
+    paymentMethodTypes: values(q['paymentMethod.type'], q['paymentMethod.type[]']),
+    productIds: values(q['items.product.id'], q['items.product.id[]']),
+    partner: q.partner,
+    order,
+  });
+}
+
+interface SubscriptionFilters extends Page {
   ids?: string[];
   customers?: string[];
   number?: string;
@@ -29,7 +93,7 @@ const ORDER_COLUMNS = {
  * Sorting by the contract end: the end moves with every automatic renewal, so it is computed per
  * subscription at `now` (open-ended subscriptions never end: last ascending, first descending), then the page is cut.
  */
-async function listByContractEnd(ctx: ServiceContext, q: SubscriptionListQuery, where: SQL, dir: 'asc' | 'desc') {
+async function listByContractEnd(ctx: ServiceContext, q: SubscriptionFilters, where: SQL, dir: 'asc' | 'desc') {
   const rows = await ctx.db
     .select({ id: subscriptions.id, start: subscriptions.contractStart, period: subscriptions.contractPeriod, createdAt: subscriptions.createdAt, timeZone: customers.timeZone })
     .from(subscriptions)
@@ -60,7 +124,7 @@ async function listByContractEnd(ctx: ServiceContext, q: SubscriptionListQuery, 
   );
 }
 
-export async function listSubscriptions(ctx: ServiceContext, q: SubscriptionListQuery) {
+async function listFiltered(ctx: ServiceContext, q: SubscriptionFilters) {
   const t = ctx.tenant.id;
   const filters: (SQL | undefined)[] = [eq(subscriptions.tenantId, t)];
   if (q.ids?.length) filters.push(inJson(subscriptions.id, q.ids));

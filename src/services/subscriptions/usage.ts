@@ -11,6 +11,7 @@ import { insertRows } from '../../db/insert';
 import { ApiError, type Violation } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import type { Page } from '../../http/pagination';
+import type { CurrentMeasurementValue, MeasurementValueResource, UsageBatchResult } from '../../schemas/subscriptions';
 
 /** Event ids are remembered (and old events refused) for this long: a retry within it is counted once. */
 export const USAGE_DEDUP_DAYS = 35;
@@ -77,12 +78,7 @@ async function resolveTargets(ctx: ServiceContext, events: UsageEventInput[]) {
   return { items, candidates };
 }
 
-export interface IngestResult {
-  received: number;
-  accepted: number;
-  duplicates: number;
-  rejected: { index: number; id: string | null; violations: Violation[] }[];
-}
+export type IngestResult = UsageBatchResult;
 
 /**
  * Stores a batch of usage events. Each event is checked on its own: good events are stored and bad
@@ -205,7 +201,7 @@ export async function aggregateUsage(ctx: ServiceContext, itemId: string, measur
 }
 
 /** The current billing period of an item and its aggregated usage so far. */
-export async function currentUsage(ctx: ServiceContext, itemId: string) {
+export async function currentUsage(ctx: ServiceContext, itemId: string): Promise<CurrentMeasurementValue> {
   const row = await findItem(ctx, itemId);
   const interval = row.interval ? parseDuration(row.interval) : null;
   const anchor = row.item.billingStart ?? row.sub.billingAnchor;
@@ -238,6 +234,6 @@ export async function listMeasurementValues(ctx: ServiceContext, itemId: string,
     and(eq(usageEvents.tenantId, ctx.tenant.id), eq(usageEvents.subscriptionItemId, itemId)),
     [desc(usageEvents.measuredAt), desc(usageEvents.eventId)],
     page,
-    (e) => ({ id: e.eventId, measurement: e.measurementId, quantity: e.quantity, uniqueId: e.uniqueId, measuredAt: e.measuredAt, receivedAt: e.receivedAt }),
+    (e): MeasurementValueResource => ({ id: e.eventId, measurement: e.measurementId, quantity: e.quantity, uniqueId: e.uniqueId, measuredAt: e.measuredAt, receivedAt: e.receivedAt }),
   );
 }

@@ -1,3 +1,4 @@
+import { z } from '@hono/zod-openapi';
 import { and, desc, eq } from 'drizzle-orm';
 import { fetchPage } from '../../db/paging';
 import { webhookDeliveries, webhooks } from '../../db/schema';
@@ -5,9 +6,10 @@ import { EVENT_CATALOGUE, EVENT_VERSION } from '../../events/catalogue';
 import { newWebhookSecret } from '../../events/signing';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
-import type { Page } from '../../http/pagination';
+import { paginationQuery } from '../../http/pagination';
+import { DELIVERY_STATUSES, type WebhookDeliveryResource, type WebhookEventCatalogue, type WebhookResource, type WebhookWithSecret } from '../../schemas/webhooks';
 import { systemNow } from '../../lib/clock';
-import { resourceService } from '../shared/resource';
+import { listFilter, resourceService } from '../shared/resource';
 
 type WebhookRow = typeof webhooks.$inferSelect;
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -23,7 +25,7 @@ export interface WebhookInput {
 /** After a rotation, the old secret keeps signing (as a second signature) this long. */
 export const SECRET_GRACE_MS = 24 * 3600 * 1000;
 
-export function renderWebhook(r: WebhookRow) {
+export function renderWebhook(r: WebhookRow): WebhookResource {
   return {
     id: r.id,
     url: r.url,
@@ -80,17 +82,18 @@ export const webhookService = resourceService({
       : { secret: newWebhookSecret(), previousSecret: null, previousSecretExpiresAt: null, failureCount: 0, disabledReason: null }),
   }),
   writable: (r): WebhookInput => ({ url: r.url, events: r.events, version: r.version, enabled: r.enabled, activities: r.activities }),
+  filters: { enabled: listFilter(z.enum(['true', 'false']), (v) => eq(webhooks.enabled, v === 'true')) },
 });
 
 /** Creation shows the secret, once. */
-export async function createWebhook(ctx: ServiceContext, input: WebhookInput) {
+export async function createWebhook(ctx: ServiceContext, input: WebhookInput): Promise<WebhookWithSecret> {
   const created = await webhookService.create(ctx, input);
   const row = await webhookService.find(ctx, created.id);
   return { ...created, secret: row.secret };
 }
 
 /** A new secret; the old one keeps signing for 24 hours so receivers can switch without losing deliveries. */
-export async function rotateSecret(ctx: ServiceContext, id: string) {
+export async function rotateSecret(ctx: ServiceContext, id: string): Promise<WebhookWithSecret> {
   const current = await webhookService.find(ctx, id);
   const secret = newWebhookSecret();
   const updated = await webhookService.change(ctx, current, {
@@ -101,7 +104,7 @@ export async function rotateSecret(ctx: ServiceContext, id: string) {
   return { ...updated, secret };
 }
 
-export function renderDelivery(d: DeliveryRow) {
+export function renderDelivery(d: DeliveryRow): WebhookDeliveryResource {
   return {
     id: d.id,
     webhook: d.webhookId,
@@ -117,10 +120,13 @@ export function renderDelivery(d: DeliveryRow) {
   };
 }
 
-export async function listDeliveries(ctx: ServiceContext, webhookId: string, page: Page, status?: DeliveryRow['status']) {
+/** GET /webhooks/{id}/deliveries: a page, optionally of one status. */
+export const deliveryListQuery = z.object({ ...paginationQuery, status: z.enum(DELIVERY_STATUSES).optional() });
+
+export async function listDeliveries(ctx: ServiceContext, webhookId: string, query: z.output<typeof deliveryListQuery>) {
   await webhookService.find(ctx, webhookId);
-  const where = and(eq(webhookDeliveries.tenantId, ctx.tenant.id), eq(webhookDeliveries.webhookId, webhookId), status ? eq(webhookDeliveries.status, status) : undefined);
-  return fetchPage(ctx.db, webhookDeliveries, where, [desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)], page, renderDelivery);
+  const where = and(eq(webhookDeliveries.tenantId, ctx.tenant.id), eq(webhookDeliveries.webhookId, webhookId), query.status ? eq(webhookDeliveries.status, query.status) : undefined);
+  return fetchPage(ctx.db, webhookDeliveries, where, [desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)], query, renderDelivery);
 }
 
 /** Sends a delivery again from the start of the retry schedule, whatever became of it. */
@@ -136,6 +142,6 @@ export async function redeliver(ctx: ServiceContext, deliveryId: string) {
   return renderDelivery(row);
 }
 
-export function availableEvents() {
+export function availableEvents(): WebhookEventCatalogue['data'] {
   return Object.entries(EVENT_CATALOGUE).map(([name, description]) => ({ name, description, version: EVENT_VERSION }));
 }

@@ -1,0 +1,47 @@
+import { z } from '@hono/zod-openapi';
+import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../http/openapi';
+import { collectionSchema, paginationQuery } from '../../http/pagination';
+import { countryCode, currencyCode, requiredText, timeZone } from '../../http/schemas';
+import { TenantCreatedSchema, TenantSchema } from '../../schemas/platform';
+import { createTenant, listTenants } from '../../services/platform/tenants';
+
+const TenantCreateSchema = z
+  .strictObject({
+    name: requiredText(2, 255),
+    countryCode,
+    defaultCurrency: currencyCode.default('EUR'),
+    timeZone: timeZone.default('Europe/Berlin'),
+    mode: z.enum(['live', 'test']).default('test'),
+  })
+  .openapi('TenantCreate');
+
+const tags = ['Platform administration'];
+
+export const tenantRoutes = createRouter();
+
+tenantRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/admin/tenants',
+    access: 'admin',
+    tags,
+    summary: 'Create a tenant and its first API key',
+    description: 'Needs `Authorization: Bearer <ADMIN_TOKEN>`. The key is shown only in this response.',
+    request: { body: jsonBody(TenantCreateSchema) },
+    responses: { 201: jsonResponse(TenantCreatedSchema, 'The tenant and its API key') },
+  }),
+  async (c) => c.json(await createTenant(c.var.db, c.req.valid('json')), 201),
+);
+
+tenantRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/admin/tenants',
+    access: 'admin',
+    tags,
+    summary: 'List tenants',
+    request: { query: z.object(paginationQuery) },
+    responses: { 200: jsonResponse(collectionSchema(TenantSchema, 'TenantCollection'), 'Tenants') },
+  }),
+  async (c) => c.json(await listTenants(c.var.db, c.req.valid('query')), 200),
+);

@@ -1,0 +1,67 @@
+import { z } from '@hono/zod-openapi';
+import { requireTenantPrincipal } from '../../http/auth';
+import { serviceContext } from '../../http/context';
+import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../http/openapi';
+import { collectionSchema, paginationQuery } from '../../http/pagination';
+import { idParam, optionalText, timestamp } from '../../http/schemas';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../services/platform/api-keys';
+import { ApiKeyCreatedSchema, ApiKeySchema } from '../../schemas/platform';
+
+const ApiKeyCreateSchema = z
+  .strictObject({
+    name: optionalText(1, 255),
+    permissions: z.array(z.string()).min(1, 'At least one permission is needed.').max(100),
+    expiresAt: timestamp.nullable().optional().transform((v) => v ?? null),
+  })
+  .openapi('ApiKeyCreate');
+
+const tags = ['API keys'];
+export const apiKeyRoutes = createRouter();
+
+apiKeyRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/api-keys',
+    access: 'api-key:write',
+    tags,
+    summary: 'Create an API key',
+    description: 'Permissions are `<resource>:<read|write>` or `*`; a key can only grant what it holds itself.',
+    request: { body: jsonBody(ApiKeyCreateSchema) },
+    responses: { 201: jsonResponse(ApiKeyCreatedSchema, 'The key, with its secret shown once') },
+  }),
+  async (c) => {
+    const principal = c.var.principal;
+    requireTenantPrincipal(principal);
+    const body = c.req.valid('json');
+    return c.json(await createApiKey(serviceContext(c), principal.permissions, body), 201);
+  },
+);
+
+apiKeyRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/api-keys',
+    access: 'api-key:read',
+    tags,
+    summary: 'List API keys (without their secrets)',
+    request: { query: z.object(paginationQuery) },
+    responses: { 200: jsonResponse(collectionSchema(ApiKeySchema, 'ApiKeyCollection'), 'API keys') },
+  }),
+  async (c) => c.json(await listApiKeys(serviceContext(c), c.req.valid('query')), 200),
+);
+
+apiKeyRoutes.openapi(
+  defineRoute({
+    method: 'delete',
+    path: '/api-keys/{id}',
+    access: 'api-key:write',
+    tags,
+    summary: 'Revoke an API key',
+    request: { params: z.object({ id: idParam('id', 'API key id') }) },
+    responses: { 204: noContent },
+  }),
+  async (c) => {
+    await revokeApiKey(serviceContext(c), c.req.valid('param').id);
+    return c.body(null, 204);
+  },
+);

@@ -1,0 +1,47 @@
+import { z } from '@hono/zod-openapi';
+import { serviceContext } from '../../http/context';
+import { createRouter, defineRoute, jsonResponse } from '../../http/openapi';
+import { collectionSchema, paginationQuery } from '../../http/pagination';
+import { idParam } from '../../http/schemas';
+import { CustomerEntitlementSchema, EntitlementSchema } from '../../schemas/entitlements';
+import { findCustomerRow } from '../../services/customers/read';
+import { customerEntitlement, listSubscriptionEntitlements } from '../../services/subscriptions/entitlements';
+
+// What customers and subscriptions are entitled to (resolved from the feature assignments).
+
+const tags = ['Entitlements'];
+
+export const entitlementRoutes = createRouter();
+
+entitlementRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/customers/{id}/entitlements',
+    access: 'entitlement:read',
+    customerSelf: 'id',
+    tags,
+    summary: 'Is the customer entitled to a feature?',
+    description: 'The check an application makes on its own requests; answered from a precomputed row in one indexed read.',
+    request: { params: z.object({ id: idParam('id', 'Customer id') }), query: z.object({ feature: z.string().min(1).max(64) }) },
+    responses: { 200: jsonResponse(CustomerEntitlementSchema, 'The answer') },
+  }),
+  async (c) => {
+    const ctx = serviceContext(c);
+    const id = c.req.valid('param').id;
+    const [answer] = await Promise.all([customerEntitlement(ctx, id, c.req.valid('query').feature), findCustomerRow(ctx, id)]);
+    return c.json(answer, 200);
+  },
+);
+
+entitlementRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/subscriptions/{id}/entitlements',
+    access: 'subscription:read',
+    tags,
+    summary: "The subscription's entitlements, per item",
+    request: { params: z.object({ id: idParam('id', 'Subscription id') }), query: z.object(paginationQuery) },
+    responses: { 200: jsonResponse(collectionSchema(EntitlementSchema, 'EntitlementCollection'), 'Entitlements') },
+  }),
+  async (c) => c.json(await listSubscriptionEntitlements(serviceContext(c), c.req.valid('param').id, c.req.valid('query')), 200),
+);

@@ -1,0 +1,66 @@
+import { z } from '@hono/zod-openapi';
+import { serviceContext } from '../../http/context';
+import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../http/openapi';
+import { optionalText } from '../../http/schemas';
+import { InvoiceSchema } from '../../schemas/invoices';
+import { setAddress, setDunning, setNote, setPaymentMethod } from '../../services/invoices/operations';
+import { params } from './requests';
+
+// Fields of a document that change outside its status transitions.
+
+const tags = ['Invoices'];
+const documentResponse = { 200: jsonResponse(InvoiceSchema, 'The document') };
+
+export const invoiceDetailRoutes = createRouter();
+
+invoiceDetailRoutes.openapi(
+  defineRoute({
+    method: 'put',
+    path: '/invoices/{id}/dunning',
+    access: 'invoice:write',
+    tags,
+    summary: 'Exclude an unpaid document from dunning, or include it again',
+    request: { params, body: jsonBody(z.strictObject({ dunningDisabled: z.boolean() }).openapi('InvoiceDunning')) },
+    responses: documentResponse,
+  }),
+  async (c) => c.json(await setDunning(serviceContext(c), c.req.valid('param').id, c.req.valid('json').dunningDisabled), 200),
+);
+
+invoiceDetailRoutes.openapi(
+  defineRoute({
+    method: 'put',
+    path: '/invoices/{id}/note',
+    access: 'invoice:write',
+    tags,
+    summary: 'Set the internal note',
+    request: { params, body: jsonBody(z.strictObject({ internalNote: optionalText(1, 10_000) }).openapi('InvoiceNote')) },
+    responses: documentResponse,
+  }),
+  async (c) => c.json(await setNote(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 200),
+);
+
+invoiceDetailRoutes.openapi(
+  defineRoute({
+    method: 'put',
+    path: '/invoices/{id}/address',
+    access: 'invoice:write',
+    tags,
+    summary: "Set a draft's address (null: the customer's billing address)",
+    request: { params, body: jsonBody(z.strictObject({ address: z.string().min(1).max(64).nullable() }).openapi('InvoiceAddress')) },
+    responses: documentResponse,
+  }),
+  async (c) => c.json(await setAddress(serviceContext(c), c.req.valid('param').id, c.req.valid('json').address), 200),
+);
+
+invoiceDetailRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/invoices/{id}/payment-method',
+    access: 'invoice:write',
+    tags,
+    summary: 'Set the payment method',
+    request: { params, body: jsonBody(z.strictObject({ paymentMethod: z.string().min(1).max(64).nullable() }).openapi('InvoicePaymentMethod')) },
+    responses: documentResponse,
+  }),
+  async (c) => c.json(await setPaymentMethod(serviceContext(c), c.req.valid('param').id, c.req.valid('json').paymentMethod), 200),
+);

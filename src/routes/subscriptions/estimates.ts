@@ -1,0 +1,46 @@
+import { serviceContext } from '../../http/context';
+import { ApiError } from '../../http/errors';
+import { createRouter, defineRoute, jsonResponse } from '../../http/openapi';
+import { InvoiceSchema } from '../../schemas/invoices';
+import { EstimatedAmountSchema } from '../../schemas/subscriptions';
+import { estimatedInvoice } from '../../services/billing/estimates';
+import { estimatedAmount } from '../../services/billing/estimates';
+import { params } from './requests';
+
+// What the next invoice of a subscription will be, computed and not stored.
+
+const tags = ['Subscriptions'];
+
+export const subscriptionEstimateRoutes = createRouter();
+
+subscriptionEstimateRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/subscriptions/{id}/estimated-amount',
+    access: 'subscription:read',
+    tags,
+    summary: 'The net amount of the next invoice',
+    description: 'Recurring fees of the next period, usage so far, quantities and coupon discounts; net of tax.',
+    request: { params },
+    responses: { 200: jsonResponse(EstimatedAmountSchema, 'Net amount') },
+  }),
+  async (c) => c.json(await estimatedAmount(serviceContext(c), c.req.valid('param').id), 200),
+);
+
+subscriptionEstimateRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/subscriptions/{id}/estimated-invoice',
+    access: 'subscription:read',
+    tags,
+    summary: 'The next invoice as billing would compose it (not stored)',
+    description: 'At the next billing date, with usage as measured so far. 404 when nothing is going to be billed (a draft, a terminated subscription).',
+    request: { params },
+    responses: { 200: jsonResponse(InvoiceSchema, 'The invoice it would be') },
+  }),
+  async (c) => {
+    const invoice = await estimatedInvoice(serviceContext(c), c.req.valid('param').id);
+    if (!invoice) throw ApiError.notFound('Upcoming invoice');
+    return c.json(invoice, 200);
+  },
+);

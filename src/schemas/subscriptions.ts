@@ -1,0 +1,162 @@
+import { z } from '@hono/zod-openapi';
+import { BILLING_GROUP_TYPES, CancellationReasonSchema, CHANGE_BEHAVIOURS, MoneySchema, PLAN_STATUSES } from './catalogue';
+import { AddressSchema, CustomerSummarySchema } from './customers';
+import { ViolationSchema } from './problems';
+
+// Representations of subscriptions, their items and usage, as the API returns them.
+
+export const SubscriptionItemSchema = z
+  .object({
+    id: z.string(),
+    subscriptionId: z.string(),
+    parent: z.string().nullable(),
+    type: z.enum(['item', 'addon', 'charge']),
+    status: z.enum(['active', 'canceled', 'pending', 'terminated']),
+    product: z.object({ id: z.string(), name: z.string() }),
+    pricePlan: z.object({ id: z.string(), type: z.string(), billingInterval: z.string().nullable(), payInAdvance: z.boolean() }),
+    plan: z.string().nullable(),
+    quantity: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    furtherInformation: z.string().nullable(),
+    startDate: z.string().nullable(),
+    endDate: z.string().nullable(),
+    activatedAt: z.string().nullable(),
+    inheritedPeriod: z.boolean(),
+    billing: z.object({
+      lastBilledAt: z.string().nullable(),
+      lastBilledFrom: z.string().nullable(),
+      lastBilledTo: z.string().nullable(),
+      nextBillingAt: z.string().nullable(),
+      billingInterval: z.string().nullable(),
+    }),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi('SubscriptionItem');
+export type SubscriptionItemResource = z.infer<typeof SubscriptionItemSchema>;
+
+export const SUBSCRIPTION_STATUSES = ['draft', 'active', 'paused', 'cancelled', 'terminated', 'offer'] as const;
+
+// The records a subscription embeds, in the short form it shows them.
+const PlanSummarySchema = z.object({
+  id: z.string(),
+  code: z.string(),
+  name: z.string(),
+  status: z.enum(PLAN_STATUSES),
+  changeBehaviour: z.enum(CHANGE_BEHAVIOURS),
+  changeApplyBehaviour: z.enum(['immediately', 'end_of_period']).nullable(),
+});
+const BillingGroupSummarySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: z.enum(BILLING_GROUP_TYPES),
+  customDay: z.number().int().nullable(),
+  customMonth: z.number().int().nullable(),
+});
+const PeriodSchema = z.object({
+  id: z.string(),
+  contractPeriodCount: z.number().int(),
+  contractPeriod: z.string().nullable(),
+  cancellationPeriod: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+const PaymentMethodSummarySchema = z.object({
+  id: z.string(),
+  gatewayName: z.string(),
+  type: z.string(),
+  name: z.string().nullable(),
+  status: z.string(),
+  default: z.boolean(),
+  enabled: z.boolean(),
+});
+const AppliedDiscountSchema = z.object({
+  id: z.string(),
+  coupon: z.object({ id: z.string(), code: z.string() }),
+  status: z.enum(['active', 'expired', 'removed']),
+  appliedIntervals: z.number().int(),
+  discount: z.object({
+    name: z.string(),
+    type: z.enum(['percentage', 'fixed_amount']),
+    percentage: z.number().int().nullable(),
+    fixedAmount: MoneySchema.nullable(),
+    frequency: z.enum(['once', 'limited', 'lifetime']),
+    frequencyInterval: z.number().int().nullable(),
+  }),
+});
+const PartnerSummarySchema = z.object({ id: z.string(), name: z.string(), number: z.string(), email: z.string() });
+
+export const SubscriptionSchema = z
+  .object({
+    id: z.string(),
+    externalId: z.string().nullable(),
+    number: z.string(),
+    name: z.string(),
+    status: z.enum(SUBSCRIPTION_STATUSES),
+    customer: CustomerSummarySchema,
+    plan: PlanSummarySchema.nullable(),
+    items: z.array(SubscriptionItemSchema),
+    billingGroup: BillingGroupSummarySchema.nullable(),
+    periods: z.array(PeriodSchema),
+    paymentMethod: PaymentMethodSummarySchema.nullable(),
+    defaultPaymentMethod: z.boolean(),
+    invoiceAddress: AddressSchema.nullable(),
+    defaultInvoiceAddress: z.boolean(),
+    poNumber: z.string().nullable(),
+    contractDetails: z.object({ contractStart: z.string(), contractEnd: z.string().nullable() }),
+    trialDays: z.number().int(),
+    trialEndsOn: z.string().nullable(),
+    activatedAt: z.string().nullable(),
+    pausedAt: z.string().nullable(),
+    nextBillingDate: z.string().nullable(),
+    lastBillingAt: z.string().nullable(),
+    cancellationDate: z.string().nullable(),
+    cancelledAt: z.string().nullable(),
+    cancellationReason: CancellationReasonSchema.nullable(),
+    isCancellationPending: z.boolean(),
+    nextPossibleCancellationDate: z.array(z.string()),
+    appliedDiscounts: z.array(AppliedDiscountSchema),
+    partner: PartnerSummarySchema.nullable(),
+    // Custom fields are the tenant's own (GET /custom-fields): open by design.
+    customFields: z.record(z.string(), z.unknown()).nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi('Subscription');
+export type SubscriptionResource = z.infer<typeof SubscriptionSchema>;
+
+export const SubscriptionCommentSchema = z
+  .object({ id: z.string(), text: z.string(), author: z.string().nullable(), createdAt: z.string() })
+  .openapi('SubscriptionComment');
+export type SubscriptionComment = z.infer<typeof SubscriptionCommentSchema>;
+
+export const EstimatedAmountSchema = z.object({ amount: z.string(), currencyCode: z.string() }).openapi('Money');
+export type EstimatedAmount = z.infer<typeof EstimatedAmountSchema>;
+
+export const UsageBatchResultSchema = z
+  .object({
+    received: z.number().int(),
+    accepted: z.number().int(),
+    duplicates: z.number().int(),
+    rejected: z.array(z.object({ index: z.number().int(), id: z.string().nullable(), violations: z.array(ViolationSchema) })),
+  })
+  .openapi('UsageBatchResult');
+export type UsageBatchResult = z.infer<typeof UsageBatchResultSchema>;
+
+export const MeasurementValueSchema = z
+  .object({ id: z.string(), measurement: z.string(), quantity: z.string(), uniqueId: z.string().nullable(), measuredAt: z.string(), receivedAt: z.string() })
+  .openapi('MeasurementValue');
+export type MeasurementValueResource = z.infer<typeof MeasurementValueSchema>;
+
+export const CurrentMeasurementValueSchema = z
+  .object({
+    subscriptionItem: z.string(),
+    measurement: z.object({ id: z.string(), code: z.string(), aggregationType: z.string(), type: z.string() }),
+    quantity: z.string(),
+    periodStart: z.string().nullable(),
+    periodEnd: z.string().nullable(),
+    measuredAt: z.string(),
+  })
+  .openapi('CurrentMeasurementValue');
+export type CurrentMeasurementValue = z.infer<typeof CurrentMeasurementValueSchema>;
