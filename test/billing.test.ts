@@ -250,7 +250,7 @@ async function duplicateLedgerRows(t: TestTenant): Promise<number> {
 }
 
 // ECB euro reference rates (1 EUR = rate USD), copied from
-// ../shared/oracles/ecb/PutridFarm-eurofxref-hist-90d.xml (business days only, as published).
+// test/fixtures/ecb-eurofxref-hist-90d-2014-06-13.xml (business days only, as published).
 const ECB_USD_2014: [string, string][] = [
   ['2014-03-17', '1.3906'],
   ['2014-03-18', '1.3902'],
@@ -275,7 +275,7 @@ async function insertRates(rates: [string, string][], currency = 'USD') {
         date,
         currency,
         rate,
-        'ecb-fixture:PutridFarm-eurofxref-hist-90d.xml',
+        'ecb-fixture:ecb-eurofxref-hist-90d-2014-06-13.xml',
         new Date().toISOString(),
       ),
     ),

@@ -275,8 +275,8 @@ describe('other operations', () => {
 describe('exchange rates', () => {
   it('imports an ECB feed and answers the rates in force on a date', async () => {
     const t = await createTenant();
-    const { readFixture } = await import('./fixtures/feeds');
-    const imported = await api('/admin/exchange-rates', { token: 'test-admin-token', body: { xml: readFixture } });
+    const { ecb90DayHistory } = await import('./fixtures/feeds');
+    const imported = await api('/admin/exchange-rates', { token: 'test-admin-token', body: { xml: ecb90DayHistory } });
     expect(imported.body.imported).toBeGreaterThan(1000);
     // 2014-06-14 is a Saturday: the rates of Friday 2014-06-13 are in force.
     const rates = await api('/exchange-rates?date=2014-06-14', { token: t.key });
@@ -284,7 +284,7 @@ describe('exchange rates', () => {
     expect((await api('/exchange-rates?date=2014-06-10', { token: t.key })).body.data.find((r: any) => r.currency === 'USD').date).toBe('2014-06-10');
     expect((await api('/exchange-rates?date=June', { token: t.key })).status).toBe(400);
     expect(violations(await api('/admin/exchange-rates', { token: 'test-admin-token', body: { xml: '<nope/>' } }))).toEqual(['xml: invalid_feed']);
-    expect((await api('/admin/exchange-rates', { token: t.key, body: { xml: readFixture } })).status).toBe(401);
+    expect((await api('/admin/exchange-rates', { token: t.key, body: { xml: ecb90DayHistory } })).status).toBe(401);
   });
 });
 
