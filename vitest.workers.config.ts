@@ -25,7 +25,7 @@ export default defineProject({
     // Every other test file under test/ runs in workerd (the *.unit.test.ts files run in Node).
     include: ['test/**/*.test.ts'],
     exclude: [...configDefaults.exclude, 'test/**/*.unit.test.ts'],
-    setupFiles: ['./test/setup.ts'],
+    setupFiles: ['./test/support/setup.ts'],
     // One worker, no isolation: every file runs in the same worker (and shares its storage); on 2
     // cores this is several times faster than the defaults.
     maxWorkers: 1,

@@ -1,5 +1,5 @@
 import type { D1Migration } from '@cloudflare/vitest-plugin';
-import type { Env as AppEnv } from '../src/env';
+import type { Env as AppEnv } from '../../src/env';
 
 declare global {
   namespace Cloudflare {
@@ -7,7 +7,7 @@ declare global {
       TEST_MIGRATIONS: D1Migration[];
     }
     interface GlobalProps {
-      mainModule: typeof import('../src/index');
+      mainModule: typeof import('../../src/index');
       durableNamespaces: 'TenantObject';
     }
   }
