@@ -1,11 +1,16 @@
 import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import worker from '../src/index';
+import worker from '../../src/index';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { publishOutbox } from '../src/events/delivery';
-import { EVENT_CATALOGUE } from '../src/events/catalogue';
-import { api, createCustomer, createTenant, keyWith, query, violations, type TestTenant } from './helpers';
+import { publishOutbox } from '../../src/events/delivery';
+import { EVENT_CATALOGUE } from '../../src/events/catalogue';
+import { api, query, violations, type TestTenant } from '../support/api';
+import { createCustomer, createTenant, flatMonthlyFee, keyWith } from '../support/builders';
+
+// Webhooks: the resource, delivery of the outbox (signed, retried, in order, per tenant) through the
+// queue consumer, and the cron jobs that schedule billing runs and sweep the outbox. Every webhook
+// POST goes to a fake receiver and the queue is driven by the tests themselves (beforeEach below).
 
 interface Received {
   url: string;
@@ -52,15 +57,9 @@ async function hook(t: TestTenant, body: Record<string, unknown> = {}) {
 
 /** A draft subscription to a flat 5 EUR monthly fee, with the catalogue it needs. */
 async function draftSubscription(t: TestTenant) {
-  const mk = async (path: string, body: unknown) => (await api(path, { token: t.key, body })).body;
-  const fam = await mk('/product-families', { name: 'F' });
-  const unit = await mk('/units', { name: 'U', code: 'u' });
-  const m = await mk('/measurements', { unit: unit.id, code: 'seats', aggregationType: 'last_value', type: 'recurring' });
-  const tg = await mk('/tax-groups', { type: 'standard' });
-  const product = await mk('/catalogue/products', { name: 'P', type: 'product', productFamilies: [fam.id], measurement: m.id, taxGroup: tg.id });
-  const price = await mk('/price-plans', { product: product.id, calculationType: 'flat_fee', currencyCode: 'EUR', price: { amount: '5' }, billingInterval: '1M' });
+  const { product, price } = await flatMonthlyFee(t, '5', 'P');
   const c = await createCustomer(t);
-  return mk('/subscriptions', { customer: c.id, items: [{ product: product.id, pricePlan: price.id }] });
+  return (await api('/subscriptions', { token: t.key, body: { customer: c.id, items: [{ product: product.id, pricePlan: price.id }] } })).body;
 }
 
 /** Runs the queue consumer over what is queued, like the Queues runtime would. */
@@ -193,7 +192,7 @@ describe('delivery', () => {
     await consume(early);
     expect(received).toHaveLength(1);
     // Each attempt once due: fast-forward by moving the stored due time into the past.
-    const { attemptDelivery } = await import('../src/events/delivery');
+    const { attemptDelivery } = await import('../../src/events/delivery');
     for (let attempt = 2; attempt <= 13; attempt++) {
       await env.DB.prepare('UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ?').bind(new Date(Date.now() - 1000).toISOString(), d!.id).run();
       expect(await attemptDelivery(env, d!.id, () => 0.5)).toBe(attempt < 13 ? 'retry' : 'failed');

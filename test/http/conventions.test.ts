@@ -1,6 +1,10 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, createCustomer, createTenant, unique, violations } from './helpers';
+import { api, unique, violations } from '../support/api';
+import { createCustomer, createTenant } from '../support/builders';
+
+// The HTTP conventions every route shares (src/http): problem+json errors, pagination,
+// Idempotency-Key, and the OpenAPI document and docs.
 
 describe('problem+json errors', () => {
   it('400 for malformed JSON, with a request id in the body and the header', async () => {
@@ -129,7 +133,7 @@ describe('Idempotency-Key', () => {
     const now = new Date().toISOString();
     const body = JSON.stringify({ email: 'inflight@example.com', countryCode: 'DE' });
     // A claim made a moment ago by a request that is still running.
-    const { sha256Hex } = await import('../src/lib/crypto');
+    const { sha256Hex } = await import('../../src/lib/crypto');
     await env.DB.prepare(
       `INSERT INTO idempotency_keys (tenant_id, key, request_hash, state, created_at, expires_at) VALUES (?, 'busy', ?, 'in_flight', ?, ?)`,
     )
