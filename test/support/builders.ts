@@ -1,6 +1,6 @@
-// Builders shared by the workerd tests of several domains, one copy each. Every builder works
-// through the API (or, where there is no API, through the database) of one tenant; helpers that
-// only one domain needs live in that domain's folder.
+// Builders shared by the workerd tests of several domains, one copy each, all through the API.
+// Builders only one domain needs live in its folder (test/<domain>/builders.ts, and
+// test/billing/scenario.ts for the billing scenarios).
 import { expect } from 'vitest';
 import { ADMIN_TOKEN, api, countRows, eventsOf, expectStatus, get, put, unique, type ApiResponse, type TestTenant } from './api';
 
