@@ -3,7 +3,8 @@ import { defineProject } from 'vitest/config';
 export default defineProject({
   test: {
     name: 'unit',
-    include: ['test/unit/**/*.test.ts'],
+    // Pure logic, next to the API tests of its domain: test/<domain>/<module>.unit.test.ts.
+    include: ['test/**/*.unit.test.ts'],
     environment: 'node',
   },
 });

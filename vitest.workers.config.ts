@@ -1,5 +1,5 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
-import { defineProject } from 'vitest/config';
+import { configDefaults, defineProject } from 'vitest/config';
 
 export default defineProject({
   plugins: [
@@ -22,9 +22,12 @@ export default defineProject({
   ],
   test: {
     name: 'workers',
-    include: ['test/*.test.ts'],
-    setupFiles: ['./test/setup.ts'],
-    // Few large files, one worker: on 2 cores this is several times faster than the defaults.
+    // Every other test file under test/ runs in workerd (the *.unit.test.ts files run in Node).
+    include: ['test/**/*.test.ts'],
+    exclude: [...configDefaults.exclude, 'test/**/*.unit.test.ts'],
+    setupFiles: ['./test/support/setup.ts'],
+    // One worker, no isolation: every file runs in the same worker (and shares its storage); on 2
+    // cores this is several times faster than the defaults.
     maxWorkers: 1,
     isolate: false,
     testTimeout: 30_000,

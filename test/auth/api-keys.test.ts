@@ -1,0 +1,101 @@
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, api, unique, violations } from '../support/api';
+import { createTenant, keyWith } from '../support/builders';
+
+// Platform administration (tenants and their first key, behind the admin token) and API keys:
+// issuing, scoping, expiry and revocation.
+
+describe('platform administration', () => {
+  it('creates a tenant with a first key holding every permission', async () => {
+    const res = await api('/admin/tenants', { token: ADMIN_TOKEN, body: { name: 'Acme GmbH', countryCode: 'DE', timeZone: 'Europe/Berlin', mode: 'live' } });
+    expect(res.status).toBe(201);
+    expect(res.body.tenant).toMatchObject({ name: 'Acme GmbH', countryCode: 'DE', defaultCurrency: 'EUR', timeZone: 'Europe/Berlin', mode: 'live' });
+    expect(res.body.apiKey).toMatchObject({ permissions: ['*'], key: expect.stringMatching(/^sk_live_/) });
+    expect((await api('/customers', { token: res.body.apiKey.key })).status).toBe(200);
+    const stored = await env.DB.prepare('SELECT key_hash FROM api_keys WHERE id = ?').bind(res.body.apiKey.id).first<{ key_hash: string }>();
+    expect(stored!.key_hash).not.toContain(res.body.apiKey.key);
+    expect(stored!.key_hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('refuses the admin routes without the admin token, and validates the tenant', async () => {
+    const t = await createTenant();
+    expect((await api('/admin/tenants', { token: t.key, body: { name: 'x', countryCode: 'DE' } })).status).toBe(401);
+    expect((await api('/admin/tenants', { token: null })).status).toBe(401);
+    const bad = await api('/admin/tenants', { token: ADMIN_TOKEN, body: { name: 'A', countryCode: 'XX', defaultCurrency: 'EURO', timeZone: 'Nowhere', mode: 'prod' } });
+    expect(bad.status).toBe(422);
+    expect(violations(bad).map((v) => v.split(':')[0]).sort()).toEqual(['countryCode', 'defaultCurrency', 'mode', 'name', 'timeZone']);
+  });
+});
+
+describe('API keys', () => {
+  it('shows a new key once, lists keys without secrets, and revokes them', async () => {
+    const t = await createTenant();
+    const created = await api('/api-keys', { token: t.key, body: { name: 'reader', permissions: ['customer:read'] } });
+    expect(created.status).toBe(201);
+    expect(created.body.key).toMatch(/^sk_test_/);
+    const list = await api('/api-keys', { token: t.key });
+    expect(list.body.meta.pagination.totalItems).toBe(2);
+    expect(JSON.stringify(list.body)).not.toContain(created.body.key);
+    expect((await api('/customers', { token: created.body.key })).status).toBe(200);
+    expect((await api(`/api-keys/${created.body.id}`, { method: 'DELETE', token: t.key })).status).toBe(204);
+    expect((await api('/customers', { token: created.body.key })).status).toBe(401);
+    expect((await api(`/api-keys/${created.body.id}`, { method: 'DELETE', token: t.key })).status).toBe(409);
+    const revoked = (await api('/api-keys', { token: t.key })).body.data.find((k: any) => k.id === created.body.id);
+    expect(revoked.revokedAt).toEqual(expect.any(String));
+  });
+
+  it('refuses an expired key with 401', async () => {
+    const t = await createTenant();
+    const created = await api('/api-keys', { token: t.key, body: { permissions: ['*'], expiresAt: new Date(Date.now() + 60_000).toISOString() } });
+    expect(created.status).toBe(201);
+    expect((await api('/customers', { token: created.body.key })).status).toBe(200);
+    await env.DB.prepare('UPDATE api_keys SET expires_at = ? WHERE id = ?').bind(new Date(Date.now() - 1000).toISOString(), created.body.id).run();
+    const res = await api('/customers', { token: created.body.key });
+    expect(res.status).toBe(401);
+    expect(res.body.detail).toMatch(/expired/);
+  });
+
+  it('validates permissions and never grants more than the creator holds', async () => {
+    const t = await createTenant();
+    const bad = await api('/api-keys', { token: t.key, body: { permissions: ['customer:delete', 'nothing:read', 'customer'] } });
+    expect(bad.status).toBe(422);
+    expect(violations(bad)).toEqual(['permissions[0]: unknown_permission', 'permissions[1]: unknown_permission', 'permissions[2]: unknown_permission']);
+    expect(violations(await api('/api-keys', { token: t.key, body: { permissions: [] } }))).toEqual(['permissions: too_small']);
+    expect(violations(await api('/api-keys', { token: t.key, body: { permissions: ['*'], expiresAt: '2001-01-01T00:00:00Z' } }))).toEqual([
+      'expiresAt: in_past',
+    ]);
+    const keyManager = await keyWith(t, ['api-key:write', 'customer:read']);
+    const escalate = await api('/api-keys', { token: keyManager, body: { permissions: ['*'] } });
+    expect(violations(escalate)).toEqual(['permissions[0]: permission_not_held']);
+    const escalate2 = await api('/api-keys', { token: keyManager, body: { permissions: ['customer:write'] } });
+    expect(violations(escalate2)).toEqual(['permissions[0]: permission_not_held']);
+    expect((await api('/api-keys', { token: keyManager, body: { permissions: ['customer:read'] } })).status).toBe(201);
+  });
+
+  it.each([
+    ['GET', '/customers', 'customer:read'],
+    ['POST', '/customers', 'customer:write'],
+    ['GET', '/settings', 'settings:read'],
+    ['PATCH', '/settings', 'settings:write'],
+    ['GET', '/api-keys', 'api-key:read'],
+    ['GET', '/custom-fields', 'custom-field:read'],
+    ['GET', '/customer-groups', 'customer-group:read'],
+    ['GET', '/contact-persons', 'contact-person:read'],
+    ['GET', '/test-clock', 'test-clock:read'],
+  ])('403 for %s %s without %s, allowed with it', async (method, path, permission) => {
+    const t = await createTenant();
+    const body = method === 'POST' ? { email: `${unique()}@example.com`, countryCode: 'DE' } : method === 'PATCH' ? { settings: [{ key: 'dunning.enabled', value: false }] } : undefined;
+    const other = permission.startsWith('customer:') ? 'settings:read' : 'customer:read';
+    const denied = await api(path, { method, token: await keyWith(t, [other]), body });
+    expect(denied.status).toBe(403);
+    expect(denied.body.detail).toContain(permission);
+    const allowed = await api(path, { method, token: await keyWith(t, [permission]), body });
+    expect(allowed.status).toBeLessThan(300);
+  });
+
+  it('lets write imply read on the same resource', async () => {
+    const t = await createTenant();
+    expect((await api('/customers', { token: await keyWith(t, ['customer:write']) })).status).toBe(200);
+  });
+});
