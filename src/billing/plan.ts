@@ -2,7 +2,7 @@
 // Kill Bill's InvoiceGenerator: it generates from preloaded input (the subscription, its price
 // plans, its pending item changes, usage quantities); the caller does every read and write.
 import { parseDuration } from './durations';
-import { Dec } from './money';
+import { Dec, MAX_UNIT_PRICE_DECIMALS } from './money';
 import { addDuration, periodAt, prorationFactor, type AddDurationOptions, type Proration } from './periods';
 import { priceFor, type PricePlanPricing } from './pricing';
 
@@ -299,7 +299,9 @@ function priceLines(drafts: Draft[]): PlannedLine[] {
     if (!percentage || l.kind === 'skipped') return l;
     const within = (b: PlannedLine) => l.periodEnd === null || (b.periodStart >= l.periodStart && b.periodStart < l.periodEnd);
     const base = Dec.max(bases.filter(within).reduce((sum, b) => sum.plus(prorated(b)), new Dec(0)), 0);
-    const amount = priceFor(pricing, l.quantity, { baseAmount: base.toString() }).amount;
-    return { ...l, amount: sign < 0 ? new Dec(amount).neg().toString() : amount, factor: null };
+    // A prorated base does not end (141.8645161290…): the fee, a unit price, keeps 10 decimals (half-up).
+    const exact = new Dec(priceFor(pricing, l.quantity, { baseAmount: base.toDecimalPlaces(MAX_UNIT_PRICE_DECIMALS).toString() }).amount);
+    const amount = exact.toDecimalPlaces(MAX_UNIT_PRICE_DECIMALS, Dec.ROUND_HALF_UP);
+    return { ...l, amount: (sign < 0 ? amount.neg() : amount).toString(), factor: null };
   });
 }

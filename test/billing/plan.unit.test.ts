@@ -214,6 +214,9 @@ describe('planSubscription', () => {
       ['s', '50', '14/28'],
       ['x', '7.5', null],
     ]);
+    // Cancelled on 23 Feb (22 of 28 days): base 150 × 22/28 = 117.857142857142… ; the fee 11.7857142857 (10 decimals, half-up).
+    const late = subscription({ status: 'cancelled', cancellationDate: day('2011-02-23'), items });
+    expect(plan({ subscription: late, prices, asOf: day('2011-02-01') }).lines.find((l) => l.itemId === 'x')!.amount).toBe('11.7857142857');
   });
 
   it('splits a period billed in arrears at each change', () => {
