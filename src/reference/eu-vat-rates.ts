@@ -1,5 +1,5 @@
-// EU VAT rates of the 27 member states, generated from ../shared/oracles/vat/ibericode-vat-rates.json
-// (format version 4); do not edit by hand, regenerate from the JSON instead.
+// EU VAT rates of the 27 member states, generated from ibericode/vat-rates' vat-rates.json (format
+// version 4); do not edit by hand, regenerate from that JSON instead.
 //
 // Source: ibericode/vat-rates, https://github.com/ibericode/vat-rates
 // Copyright 2019 Danny van Kooten. MIT License: Permission is hereby granted, free of charge, to
@@ -9,7 +9,7 @@
 // permit persons to whom the Software is furnished to do so, subject to the following conditions:
 // The above copyright notice and this permission notice shall be included in all copies or
 // substantial portions of the Software. THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY
-// KIND, EXPRESS OR IMPLIED. (Full text: ../shared/oracles/vat/ibericode-LICENSE.)
+// KIND, EXPRESS OR IMPLIED. (Full text: ibericode-vat-rates.LICENSE beside this file.)
 //
 // Choices made while generating:
 // - Only the 27 EU member states (GB and others in the source are left out); keyed by ISO 3166

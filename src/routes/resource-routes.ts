@@ -6,7 +6,7 @@ import { createRouter, defineRoute, jsonBody, jsonResponse, mergePatchBody, noCo
 import { collectionSchema, paginationQuery, sortDirection } from '../http/pagination';
 import type { PermissionResource } from '../http/permissions';
 import { idParam } from '../http/schemas';
-import type { ResourceService } from '../services/shared/resource';
+import type { ResourceService } from '../services/common/resource';
 
 type Router = ReturnType<typeof createRouter>;
 

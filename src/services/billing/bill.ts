@@ -2,7 +2,7 @@ import { and, asc, eq, gt, inArray, lte, sql } from 'drizzle-orm';
 import { planInstantUsage } from '../../billing/plan';
 import { pricePlans, subscriptionItems, subscriptions, usageEvents } from '../../db/schema';
 import type { ServiceContext } from '../context';
-import { memo } from '../shared/memo';
+import { memo } from '../common/memo';
 import { loadSubscription } from '../subscriptions/aggregate';
 import { commitComposed, type BillResult } from './commit';
 import { composeDue, composePlanned } from './compose';

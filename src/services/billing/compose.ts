@@ -11,7 +11,7 @@ import { billingAddress, chooseBillingAddress } from '../invoices/drafts';
 import { renderInvoice, type InvoiceRow, type PositionRow } from '../invoices/render';
 import { newInvoiceRow } from '../invoices/row';
 import { loadSettings } from '../platform/settings';
-import { memo } from '../shared/memo';
+import { memo } from '../common/memo';
 import { loadSubscription, type SubscriptionAggregate } from '../subscriptions/aggregate';
 import {
   couponInputs,

@@ -12,7 +12,7 @@ import { customerAddresses, exchangeRates, itemChanges, measurements, pricePlans
 import { pricingOf } from '../catalogue/price-plans';
 import { taxOverrides } from '../catalogue/taxes';
 import type { ServiceContext } from '../context';
-import { memo } from '../shared/memo';
+import { memo } from '../common/memo';
 import { assembleSubscriptions, type SubscriptionAggregate, type SubscriptionRow } from '../subscriptions/aggregate';
 import { aggregateUsage } from '../subscriptions/usage';
 

@@ -14,7 +14,7 @@ import {
   type ProductFamilyResource,
   type UnitResource,
 } from '../../schemas/catalogue';
-import { checkReference, listFilter, resourceService } from '../shared/resource';
+import { checkReference, listFilter, resourceService } from '../common/resource';
 
 // The small catalogue records products and subscriptions point to: product families, units,
 // measurements, cost centres, cancellation reasons and billing groups.

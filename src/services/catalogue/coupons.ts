@@ -6,7 +6,7 @@ import { coupons, plans, products } from '../../db/schema';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import type { CouponResource } from '../../schemas/catalogue';
-import { listFilter, resourceService } from '../shared/resource';
+import { listFilter, resourceService } from '../common/resource';
 
 type CouponRow = typeof coupons.$inferSelect & { redemptionCount?: number | null };
 

@@ -5,7 +5,7 @@ import { plans, pricePlans, productFamilies, products, type PlanAddon, type Plan
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { PLAN_STATUSES, type PlanResource } from '../../schemas/catalogue';
-import { checkReference, listFilter, resourceService } from '../shared/resource';
+import { checkReference, listFilter, resourceService } from '../common/resource';
 
 type PlanRow = typeof plans.$inferSelect;
 export type PlanStatus = PlanRow['status'];

@@ -6,7 +6,7 @@ import { customers, measurements, pricePlans, products, type PriceTier } from '.
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import type { PricePlanResource } from '../../schemas/catalogue';
-import { checkReference, listFilter, resourceService } from '../shared/resource';
+import { checkReference, listFilter, resourceService } from '../common/resource';
 
 type PricePlanRow = typeof pricePlans.$inferSelect & { inUse?: number | null };
 export type PricePlanType = PricePlanRow['type'];

@@ -6,7 +6,7 @@ import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { checkCustomFieldValues, selectCustomFieldDefinitions } from '../customers/custom-fields';
 import type { ProductResource } from '../../schemas/catalogue';
-import { checkReference, listFilter, resourceService } from '../shared/resource';
+import { checkReference, listFilter, resourceService } from '../common/resource';
 
 type ProductRow = typeof products.$inferSelect & {
   families?: string | null;

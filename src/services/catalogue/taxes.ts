@@ -5,7 +5,7 @@ import { taxes, taxGroups } from '../../db/schema';
 import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import type { TaxGroupResource, TaxResolution, TaxResource } from '../../schemas/catalogue';
-import { checkReference, listFilter, resourceService } from '../shared/resource';
+import { checkReference, listFilter, resourceService } from '../common/resource';
 
 type TaxGroupRow = typeof taxGroups.$inferSelect;
 export interface TaxGroupInput {

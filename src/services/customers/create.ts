@@ -9,7 +9,7 @@ import type { ServiceContext } from '../context';
 import { newId } from '../../lib/ids';
 import { checkCustomFieldValues, selectCustomFieldDefinitions } from './custom-fields';
 import { effectiveSettings, selectSettings } from '../platform/settings';
-import { nextSequenceValue } from '../shared/sequences';
+import { nextSequenceValue } from '../common/sequences';
 import { hasValidVatFormat, isEuVatId, normalizeVatId } from '../ports/vat-checker';
 import { type AddressRow, type ContactRef, type CustomerRow, type EmailRow, type GroupRef, renderAddress, renderCustomer, renderEmail } from './render';
 

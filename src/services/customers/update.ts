@@ -7,7 +7,7 @@ import { insertEvent } from '../../events/outbox';
 import type { EventType } from '../../events/catalogue';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
-import { nextSequenceValue } from '../shared/sequences';
+import { nextSequenceValue } from '../common/sequences';
 import { normalizeVatId } from '../ports/vat-checker';
 import { type CustomerAggregate, type CustomerRow, type PartnerRef, partnerName, renderCustomer } from './render';
 import { byId, findCustomerRow, loadCustomer } from './read';

@@ -6,7 +6,7 @@ import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { newId } from '../../lib/ids';
 import { loadSettings } from '../platform/settings';
-import { memo } from '../shared/memo';
+import { memo } from '../common/memo';
 import type { FinalizeRequest } from '../ports/numbering';
 import { type InvoiceAggregate, type InvoiceRow, type InvoiceType, NUMBER_FORMAT_SETTING } from './render';
 import { loadInvoice, renderLoaded } from './read';

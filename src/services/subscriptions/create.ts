@@ -9,7 +9,7 @@ import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { newId } from '../../lib/ids';
 import { checkCustomFieldValues, selectCustomFieldDefinitions } from '../customers/custom-fields';
-import { nextSequenceValue } from '../shared/sequences';
+import { nextSequenceValue } from '../common/sequences';
 import { type ItemAggregate, type ItemRow, type SubscriptionAggregate, type SubscriptionRow, renderSubscription } from './aggregate';
 
 export interface ItemInput {

@@ -12,7 +12,7 @@ import { fetchPage } from '../../db/paging';
 import { rawStatement, tenantRowsById, runBatch } from '../../db/client';
 import { collection, paginationQuery } from '../../http/pagination';
 import { newId } from '../../lib/ids';
-import { checkReference, listFilter, resourceService } from '../shared/resource';
+import { checkReference, listFilter, resourceService } from '../common/resource';
 import type { SubscriptionAggregate } from './aggregate';
 import type { CustomerEntitlement, EntitlementResource, FeatureAssignmentResource, FeatureResource } from '../../schemas/entitlements';
 

@@ -9,7 +9,7 @@ import type { ServiceContext } from '../context';
 import { paginationQuery } from '../../http/pagination';
 import { DELIVERY_STATUSES, type WebhookDeliveryResource, type WebhookEventCatalogue, type WebhookResource, type WebhookWithSecret } from '../../schemas/webhooks';
 import { systemNow } from '../../lib/clock';
-import { listFilter, resourceService } from '../shared/resource';
+import { listFilter, resourceService } from '../common/resource';
 
 type WebhookRow = typeof webhooks.$inferSelect;
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;
