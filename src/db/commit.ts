@@ -1,6 +1,6 @@
 import { and, eq, getTableColumns, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
+import type { SQLiteColumn, SQLiteTable, SQLiteUpdateSetSource } from 'drizzle-orm/sqlite-core';
 import type { EventType } from '../events/catalogue';
 import { insertEvent } from '../events/outbox';
 import { ApiError } from '../http/errors';
@@ -56,7 +56,7 @@ export function guardedUpdate(db: Db, u: GuardedUpdate): [BatchItem<'sqlite'>, B
   return [
     db
       .update(t)
-      .set(u.set as never)
+      .set(u.set as SQLiteUpdateSetSource<VersionedTable>)
       .where(and(eq(t.tenantId, u.tenantId), eq(t.id, u.id), eq(t.updatedAt, u.expectedUpdatedAt), u.where)),
     requirePreviousChange(db),
   ];

@@ -1,6 +1,5 @@
 import { runBatch } from '../../db/client';
 import { and, sql } from 'drizzle-orm';
-import type { BatchItem } from 'drizzle-orm/batch';
 import { parseEurofxref, type EcbRate } from '../../billing/ecb';
 import type { Db } from '../../db/client';
 import { insertRows } from '../../db/insert';

@@ -131,7 +131,7 @@ export function resourceService<Row extends { id: string }, Input, Resource>(hoo
       ...(await hooks.columns(ctx, input, null)),
     } as unknown as Row;
     const resource = hooks.render(row);
-    await write(ctx, [ctx.db.insert(table).values(row as never), ...extra(row), ...event(ctx, hooks.events?.created, row.id, resource)]);
+    await write(ctx, [ctx.db.insert(table).values(row as TenantTable['$inferInsert']), ...extra(row), ...event(ctx, hooks.events?.created, row.id, resource)]);
     return hooks.selection ? hooks.render(await find(ctx, row.id)) : resource;
   }
 

@@ -1,4 +1,4 @@
-import { and, count, eq, or, sql } from 'drizzle-orm';
+import { and, count, eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { isGuardFailure, requirePreviousChange } from '../../db/client';
 import { commitGuarded, nextUpdatedAt } from '../../db/commit';

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { lineNet, positionTotals } from '../../billing/invoice-totals';
-import { Dec, fromMinorUnits, toMinorUnitsSafe } from '../../billing/money';
+import { Dec, toMinorUnitsSafe } from '../../billing/money';
 import { resolveTax, TaxRateUnavailableError } from '../../billing/tax';
 import { isGuardFailure, requirePreviousChange, tenantRowsById, runBatch } from '../../db/client';
 import { insertRows } from '../../db/insert';

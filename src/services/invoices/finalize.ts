@@ -1,6 +1,4 @@
-import { and } from 'drizzle-orm';
 import { nextUpdatedAt } from '../../db/commit';
-import { events } from '../../db/schema';
 import { EVENT_VERSION, type EventType } from '../../events/catalogue';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';

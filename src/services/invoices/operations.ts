@@ -1,6 +1,6 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { fromMinorUnits } from '../../billing/money';
-import { customerAddresses, invoiceComments, invoices, paymentMethods } from '../../db/schema';
+import { customerAddresses, invoiceComments, paymentMethods } from '../../db/schema';
 import { renderAddress } from '../customers/render';
 import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';

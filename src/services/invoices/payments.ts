@@ -1,6 +1,5 @@
-import { and, asc, eq } from 'drizzle-orm';
 import { splitPayment } from '../../billing/invoice-totals';
-import { Dec, formatMoney, fromMinorUnits, roundMoney, toMinorUnitsSafe } from '../../billing/money';
+import { Dec, roundMoney, toMinorUnitsSafe } from '../../billing/money';
 import { invoicePayments } from '../../db/schema';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';

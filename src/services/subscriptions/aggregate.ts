@@ -1,4 +1,4 @@
-import { and, asc, count, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { parseDuration, type Duration } from '../../billing/durations';
 import { billingGroupStepOptions, contractTerm, nextPossibleCancellationDates, periodAt } from '../../billing/periods';
 import { inJson, tenantRowsById } from '../../db/client';

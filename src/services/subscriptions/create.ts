@@ -1,4 +1,4 @@
-import { and, count, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { formatNumber } from '../../billing/numbering';
 import { isUniqueViolation, outer, runBatch } from '../../db/client';

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { Dec } from '../../billing/money';
-import { coupons, plans } from '../../db/schema';
+import { plans } from '../../db/schema';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { type ItemInput, createSubscription } from './create';

@@ -76,7 +76,7 @@ function itemsWith(agg: SubscriptionAggregate, change: (i: ItemAggregate) => Par
   return agg.items.map((i) => ({ ...i, ...change(i) }));
 }
 
-function itemUpdate(ctx: ServiceContext, subscriptionId: string, set: Partial<typeof subscriptionItems.$inferInsert>, statuses?: string[]) {
+function itemUpdate(ctx: ServiceContext, subscriptionId: string, set: Partial<typeof subscriptionItems.$inferInsert>, statuses?: (typeof subscriptionItems.$inferSelect)['status'][]) {
   return ctx.db
     .update(subscriptionItems)
     .set({ ...set, updatedAt: ctx.now.toISOString() })
@@ -84,7 +84,7 @@ function itemUpdate(ctx: ServiceContext, subscriptionId: string, set: Partial<ty
       and(
         eq(subscriptionItems.tenantId, ctx.tenant.id),
         eq(subscriptionItems.subscriptionId, subscriptionId),
-        statuses ? inArray(subscriptionItems.status, statuses as never) : undefined,
+        statuses ? inArray(subscriptionItems.status, statuses) : undefined,
       ),
     );
 }

@@ -4,7 +4,7 @@ import { Dec } from '../../billing/money';
 import { isUniqueViolation } from '../../db/client';
 import { commitGuarded } from '../../db/commit';
 import { insertRows } from '../../db/insert';
-import { coupons, products, subscriptionItems, subscriptions } from '../../db/schema';
+import { subscriptionItems, subscriptions } from '../../db/schema';
 import type { EventType } from '../../events/catalogue';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
