@@ -1,3 +1,5 @@
+import { localDay } from './periods';
+
 /** Placeholders a number format may use; `{number}` may carry a zero-padding width: `{number:5}`. */
 const PLACEHOLDER = /\{(number|year|month|day|customerNumber)(?::(\d{1,2}))?\}/g;
 
@@ -28,11 +30,8 @@ export function formatNumber(
   format: string,
   values: { number: number; date: Date; timeZone: string; customerNumber?: string },
 ): string {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-CA', { timeZone: values.timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })
-      .formatToParts(values.date)
-      .map((p) => [p.type, p.value]),
-  );
+  const [year, month, day] = localDay(values.date, values.timeZone).split('-') as [string, string, string];
+  const parts = { year, month, day };
   return format.replace(PLACEHOLDER, (_, name: string, pad?: string) => {
     switch (name) {
       case 'number':

@@ -146,7 +146,25 @@ function wallOf(l: LocalDateTime): number {
   return wallMs(l.year, l.month, l.day, l.hour, l.minute, l.second, l.millisecond);
 }
 
+/**
+ * Local times already read, by zone and instant: a billing run asks for the same few instants
+ * (anchors, period bounds, the day before and after them for offsets) for every subscription, and
+ * `formatToParts` is the most expensive call of a run. Bounded; a pure cache of a pure function.
+ */
+const localTimes = new Map<string, Readonly<LocalDateTime>>();
+const LOCAL_TIMES_MAX = 50_000;
+
 function localAt(t: number, timeZone: string): LocalDateTime {
+  const key = `${timeZone}|${t}`;
+  const known = localTimes.get(key);
+  if (known) return { ...known };
+  const local = readLocalAt(t, timeZone);
+  if (localTimes.size >= LOCAL_TIMES_MAX) localTimes.clear();
+  localTimes.set(key, Object.freeze({ ...local }));
+  return local;
+}
+
+function readLocalAt(t: number, timeZone: string): LocalDateTime {
   const fields: Record<string, number> = {};
   for (const part of formatter(timeZone).formatToParts(new Date(t))) {
     if (part.type !== 'literal') fields[part.type] = Number(part.value);
@@ -188,6 +206,12 @@ function instantOfWall(wall: number, timeZone: string): number {
 /** Local calendar date and wall-clock time of an instant in `timeZone` (throws RangeError for an unknown zone). */
 export function toLocalDateTime(instant: Date, timeZone: string): LocalDateTime {
   return localAt(instantMs(instant, 'instant'), timeZone);
+}
+
+/** The calendar day (`YYYY-MM-DD`) of an instant in `timeZone`: an invoice's date. */
+export function localDay(instant: Date, timeZone: string): string {
+  const l = localAt(instantMs(instant, 'instant'), timeZone);
+  return `${String(l.year).padStart(4, '0')}-${String(l.month).padStart(2, '0')}-${String(l.day).padStart(2, '0')}`;
 }
 
 /** The instant of a local date and time in `timeZone`; a time in a DST gap moves forward by the gap, an ambiguous one takes the first occurrence. */

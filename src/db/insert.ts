@@ -32,8 +32,8 @@ export interface InsertRowsOptions<T extends SQLiteTable, R> {
 /**
  * The INSERT statements for any number of rows, chunked so each stays within D1's 100 bound
  * parameters (see `rowsPerInsert`), for one `db.batch`. Every multi-row insert goes through here:
- * no hand-written chunk sizes. The first statement is checked against the limit, so a `finish`
- * that binds more than `reservedParameters` fails loudly in tests rather than in D1.
+ * no hand-written chunk sizes. With a `finish`, the first statement is checked against the limit, so
+ * one that binds more than `reservedParameters` fails loudly in tests rather than in D1.
  */
 export function insertRows<T extends SQLiteTable, R extends BatchItem<'sqlite'> = RowsInsert<T>>(
   db: Db,
@@ -45,7 +45,8 @@ export function insertRows<T extends SQLiteTable, R extends BatchItem<'sqlite'> 
   const finish = options.finish ?? ((q: RowsInsert<T>) => q as unknown as R);
   const statements: R[] = [];
   for (let i = 0; i < rows.length; i += size) statements.push(finish(db.insert(table).values(rows.slice(i, i + size)) as RowsInsert<T>));
-  const first = statements[0] as unknown as { toSQL?: () => { params: unknown[] } } | undefined;
+  // Plain inserts fit by construction; only a `finish` can bind more (checked once, cheaply in billing's hot path).
+  const first = options.finish ? (statements[0] as unknown as { toSQL?: () => { params: unknown[] } } | undefined) : undefined;
   const bound = first?.toSQL?.().params.length ?? 0;
   if (bound > D1_MAX_PARAMETERS) {
     throw new Error(`An insert into ${getTableName(table)} binds ${bound} parameters, more than D1's ${D1_MAX_PARAMETERS}: raise reservedParameters.`);

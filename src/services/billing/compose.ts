@@ -3,6 +3,7 @@
 // the pure planner and composer. Writes nothing; commit.ts writes.
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { composeInvoice, currenciesToConvert, type ComposedInvoice } from '../../billing/compose';
+import { localDay } from '../../billing/periods';
 import type { PlannedLine } from '../../billing/plan';
 import { subscriptions } from '../../db/schema';
 import { newId } from '../../lib/ids';
@@ -17,7 +18,6 @@ import {
   couponInputs,
   loadCatalogue,
   loadRates,
-  localDate,
   pendingChanges,
   planWithUsage,
   taxContext,
@@ -119,7 +119,7 @@ export async function composePlanned(
   const payer = first.partner ?? first.customer;
   const currency = options.currency ?? payer.currencyCode ?? first.customer.currencyCode ?? ctx.tenant.defaultCurrency;
   const now = ctx.now;
-  const day = localDate(now, ctx.tenant.timeZone);
+  const day = localDay(now, ctx.tenant.timeZone);
   const composed: ComposedInvoice = composeInvoice({
     currency,
     subscriptions: planned.map(({ agg, lines: own }) => ({

@@ -183,11 +183,6 @@ export async function planWithUsage(ctx: ServiceContext, input: Omit<PlanInput, 
   return planSubscription({ ...input, usage: await loadUsage(ctx, first.usageNeeded) }).lines;
 }
 
-/** The invoice date: the calendar day of `at` in the tenant's time zone. */
-export function localDate(at: Date, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
-}
-
 /** The ECB rate (1 EUR = rate × currency) of the latest publication at or before the invoice date. */
 async function rateOn(ctx: ServiceContext, currency: string, day: string): Promise<RateOnDay | null> {
   if (currency === 'EUR') return { rate: '1', date: day };
