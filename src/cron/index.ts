@@ -41,7 +41,7 @@ export async function dispatchBilling(env: Env): Promise<number> {
   return due.length;
 }
 
-/** Dispatches cron triggers (wrangler.toml) to their jobs; later issues add billing, dunning and the outbox sweeper. */
+/** Dispatches cron triggers (wrangler.toml) to their jobs: every 15 minutes the subscription sweep, billing dispatch and outbox sweeper; nightly the rate import and clean-up. */
 export async function runScheduled(controller: ScheduledController, env: Env): Promise<void> {
   if (controller.cron === '*/15 * * * *') {
     const changed = await sweepAllTenants(env);

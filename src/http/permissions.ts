@@ -1,4 +1,4 @@
-/** Resources that API-key permissions name as `<resource>:<read|write>`. Later issues extend the list. */
+/** Resources that API-key permissions name as `<resource>:<read|write>`. */
 export const PERMISSION_RESOURCES = [
   'api-key',
   'customer',

@@ -38,8 +38,9 @@ function runBudget(env: Env): RunBudget {
 }
 
 /**
- * One per tenant (docs/decisions.md, Foundations): the place for work that must be serial within a tenant. It owns the
- * gap-free document number ranges; billing runs join it with the rest of the billing issue.
+ * One per tenant (docs/decisions.md, Foundations): the place for work that must be serial within a
+ * tenant. It owns the gap-free document number ranges (the in-object side of the Numbering port)
+ * and runs billing (synchronously for the test clock, otherwise in chunks continued by alarms).
  */
 export class TenantObject extends DurableObject<Env> implements TenantObjectApi {
   /** Calls that allocate numbers run one after the other: D1 awaits would otherwise interleave them. */

@@ -3,8 +3,8 @@ import { post, put } from '../support/api';
 import { created, createCustomer, ok, tick } from '../support/builders';
 import { expectInvoices, I, invoicesOf, L, local, price, product, shape, subscribe, tenantAt } from './scenario';
 
-// Scenarios of issue 5 whose feature is not built yet (docs/decisions.md, "Not built yet"). They
-// assert the correct documents and fail until the feature exists.
+// Billing scenarios: a composition with a negative total becomes a credit note, and instant_metered
+// usage is billed at once, one invoice per push (docs/decisions.md, Invoices and billing).
 // Every expected invoice is written out by hand; scenario.ts has the builders and the conventions
 // the expectations rely on.
 

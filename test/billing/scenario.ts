@@ -1,7 +1,7 @@
 // Builders and invoice expectations of the billing scenarios (test/billing/*.test.ts, except the
 // *.unit.test.ts files).
 //
-// Billing scenarios (issue 5, "Tests, to the cent"). Every test works in a fresh test-mode tenant:
+// Billing scenarios, to the cent. Every test works in a fresh test-mode tenant:
 // it sets the test clock, builds its catalogue through the API, activates subscriptions and moves
 // the clock forward; each PUT /test-clock bills everything due up to the new time.
 //

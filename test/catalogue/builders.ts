@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { post, unique, type TestTenant } from '../support/api';
 import { created } from '../support/builders';
 
-/** Records a redemption the way the subscriptions issue will: a row in coupon_redemptions. */
+/** Records a redemption as activating a subscription with the coupon does: a row in coupon_redemptions. */
 export async function redeem(t: TestTenant, couponId: string, customerId: string, tenantId = t.id) {
   await env.DB.prepare('INSERT INTO coupon_redemptions (id, tenant_id, coupon_id, customer_id, subscription_id, created_at) VALUES (?, ?, ?, ?, ?, ?)')
     .bind(unique('red'), tenantId, couponId, customerId, null, new Date().toISOString())

@@ -244,7 +244,7 @@ export const coupons = sqliteTable(
   (t) => [uniqueIndex('coupons_code_uq').on(t.tenantId, t.code), index('coupons_tenant_idx').on(t.tenantId, t.createdAt)],
 );
 
-/** A coupon applied to a customer's subscription; written by the subscriptions issue. */
+/** A coupon redeemed by a customer's subscription (written when the subscription is activated). */
 export const couponRedemptions = sqliteTable(
   'coupon_redemptions',
   {
