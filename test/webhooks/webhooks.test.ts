@@ -2,58 +2,18 @@ import { createExecutionContext, createMessageBatch, getQueueResult, runDurableO
 import { env } from 'cloudflare:workers';
 import worker from '../../src/index';
 import { Webhook } from 'standardwebhooks';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { publishOutbox } from '../../src/events/delivery';
 import { EVENT_CATALOGUE } from '../../src/events/catalogue';
 import { api, query, violations, type TestTenant } from '../support/api';
 import { createCustomer, createTenant, flatMonthlyFee, keyWith } from '../support/builders';
+import { consume, deliveries, fake, hook, standardHeaders, useFakeReceiver } from './receiver';
 
 // Webhooks: the resource, delivery of the outbox (signed, retried, in order, per tenant) through the
 // queue consumer, and the cron jobs that schedule billing runs and sweep the outbox. Every webhook
-// POST goes to a fake receiver and the queue is driven by the tests themselves (beforeEach below).
+// POST goes to the fake receiver and the queue is driven by the tests themselves (receiver.ts).
 
-interface Received {
-  url: string;
-  headers: Record<string, string>;
-  body: string;
-}
-
-let received: Received[] = [];
-let answer: (r: Received) => number | Promise<number> = () => 200;
-let queued: { deliveryId: string; tenantId: string; delaySeconds: number }[] = [];
-const realFetch = globalThis.fetch;
-
-beforeEach(() => {
-  received = [];
-  queued = [];
-  answer = () => 200;
-  // The receiver: every webhook POST lands here instead of the network.
-  vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
-    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    if (!url.startsWith('http://localhost:9')) return realFetch(input, init);
-    const r = { url, headers: Object.fromEntries(new Headers(init?.headers).entries()), body: String(init?.body) };
-    received.push(r);
-    const status = await answer(r);
-    return new Response([204, 205, 304].includes(status) ? null : 'ok', { status });
-  });
-  // The queue: recorded, not consumed in the background, so each test drives the consumer itself.
-  vi.spyOn(env.EVENTS, 'sendBatch').mockImplementation(async (messages) => {
-    for (const m of messages) queued.push({ ...(m.body as { deliveryId: string; tenantId: string }), delaySeconds: m.delaySeconds ?? 0 });
-    return { metadata: {} } as never;
-  });
-  vi.spyOn(env.EVENTS, 'send').mockImplementation(async (body) => {
-    queued.push({ ...(body as { deliveryId: string; tenantId: string }), delaySeconds: 0 });
-    return { metadata: {} } as never;
-  });
-});
-
-afterEach(() => vi.restoreAllMocks());
-
-async function hook(t: TestTenant, body: Record<string, unknown> = {}) {
-  const res = await api('/webhooks', { token: t.key, body: { url: 'http://localhost:9/hook', events: ['*'], ...body } });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body as { id: string; secret: string };
-}
+useFakeReceiver();
 
 /** A draft subscription to a flat 5 EUR monthly fee, with the catalogue it needs. */
 async function draftSubscription(t: TestTenant) {
@@ -61,20 +21,6 @@ async function draftSubscription(t: TestTenant) {
   const c = await createCustomer(t);
   return (await api('/subscriptions', { token: t.key, body: { customer: c.id, items: [{ product: product.id, pricePlan: price.id }] } })).body;
 }
-
-/** Runs the queue consumer over what is queued, like the Queues runtime would. */
-async function consume(messages = queued.splice(0)) {
-  const batch = createMessageBatch(
-    'edge-billing-events',
-    messages.map((m, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body: { deliveryId: m.deliveryId, tenantId: m.tenantId } })),
-  );
-  const ctx = createExecutionContext();
-  await worker.queue(batch, env, ctx);
-  return getQueueResult(batch, ctx);
-}
-
-const deliveries = async (webhookId: string) =>
-  (await env.DB.prepare('SELECT * FROM webhook_deliveries WHERE webhook_id = ? ORDER BY created_at, id').bind(webhookId).all<Record<string, any>>()).results;
 
 async function hmacHex(secret: string, body: string) {
   const keyBytes = Uint8Array.from(atob(secret.slice(6)), (c) => c.charCodeAt(0));
@@ -121,22 +67,22 @@ describe('delivery', () => {
     const w = await hook(t);
     const customer = await createCustomer(t);
     // The response does not wait for publishing; it happens in the request's waitUntil.
-    await vi.waitUntil(() => queued.length > 0, { timeout: 2000 });
+    await vi.waitUntil(() => fake.queued.length > 0, { timeout: 2000 });
     const published = await env.DB.prepare(`SELECT published_at FROM events WHERE tenant_id = ? AND type = 'customer.created'`).bind(t.id).first<{ published_at: string | null }>();
     expect(published!.published_at).toEqual(expect.any(String));
     const result = await consume();
     expect(result.explicitAcks).toHaveLength(1);
-    expect(received).toHaveLength(1);
-    const r = received[0]!;
+    expect(fake.received).toHaveLength(1);
+    const r = fake.received[0]!;
     const payload = JSON.parse(r.body);
     expect(payload).toMatchObject({ event: { type: 'customer.created', version: '2026-11-01' }, tenantId: t.id, data: { id: customer.id, email: customer.email } });
     // Independent HMAC over the raw body.
     expect(r.headers['x-webhook-signature']).toBe(await hmacHex(w.secret, r.body));
     // The Standard Webhooks library accepts it.
-    const verified = new Webhook(w.secret).verify(r.body, { 'webhook-id': r.headers['webhook-id']!, 'webhook-timestamp': r.headers['webhook-timestamp']!, 'webhook-signature': r.headers['webhook-signature']! });
+    const verified = new Webhook(w.secret).verify(r.body, standardHeaders(r));
     expect(verified).toEqual(payload);
     expect(r.headers['webhook-id']).toBe(payload.event.id);
-    expect(() => new Webhook(w.secret).verify(r.body.replace(customer.email, 'x@y.z'), { 'webhook-id': r.headers['webhook-id']!, 'webhook-timestamp': r.headers['webhook-timestamp']!, 'webhook-signature': r.headers['webhook-signature']! })).toThrow();
+    expect(() => new Webhook(w.secret).verify(r.body.replace(customer.email, 'x@y.z'), standardHeaders(r))).toThrow();
     expect((await deliveries(w.id))[0]).toMatchObject({ status: 'delivered', attempts: 1, last_response_code: 200 });
   });
 
@@ -150,7 +96,7 @@ describe('delivery', () => {
     await publishOutbox(env, a.id);
     await publishOutbox(env, b.id);
     await consume();
-    expect(received.map((r) => JSON.parse(r.body).event.type)).toEqual(['customer.archived']);
+    expect(fake.received.map((r) => JSON.parse(r.body).event.type)).toEqual(['customer.archived']);
     expect((await deliveries(wa.id)).map((d) => d.event_type)).toEqual(['customer.archived']);
     expect(await deliveries(wb.id)).toEqual([]);
   });
@@ -164,7 +110,7 @@ describe('delivery', () => {
     await api(`/subscriptions/${s.id}/cancel`, { method: 'PUT', token: t.key, body: { cancellationDateType: 'next_possible' } });
     await publishOutbox(env, t.id);
     await consume();
-    expect(received.map((r) => JSON.parse(r.body).event.type)).toEqual([
+    expect(fake.received.map((r) => JSON.parse(r.body).event.type)).toEqual([
       'subscription.created',
       'subscription.activated',
       'subscription.paused',
@@ -178,19 +124,19 @@ describe('delivery', () => {
     const w = await hook(t, { events: ['customer.created'] });
     await createCustomer(t);
     await publishOutbox(env, t.id);
-    answer = () => 503;
+    fake.answer = () => 503;
     await consume();
     let [d] = await deliveries(w.id);
     expect(d).toMatchObject({ status: 'pending', attempts: 1, last_response_code: 503 });
     // Re-queued with the first backoff delay (30 s ± 20 %), and the due time stored.
-    expect(queued).toHaveLength(1);
-    expect(queued[0]!.delaySeconds).toBeGreaterThanOrEqual(24);
-    expect(queued[0]!.delaySeconds).toBeLessThanOrEqual(36);
+    expect(fake.queued).toHaveLength(1);
+    expect(fake.queued[0]!.delaySeconds).toBeGreaterThanOrEqual(24);
+    expect(fake.queued[0]!.delaySeconds).toBeLessThanOrEqual(36);
     expect(Date.parse(d!.next_attempt_at) - Date.parse(d!.last_attempt_at)).toBeGreaterThanOrEqual(24_000);
     // An early message (before the due time) does not attempt.
-    const early = queued.splice(0);
+    const early = fake.queued.splice(0);
     await consume(early);
-    expect(received).toHaveLength(1);
+    expect(fake.received).toHaveLength(1);
     // Each attempt once due: fast-forward by moving the stored due time into the past.
     const { attemptDelivery } = await import('../../src/events/delivery');
     for (let attempt = 2; attempt <= 13; attempt++) {
@@ -201,7 +147,7 @@ describe('delivery', () => {
     expect(d).toMatchObject({ status: 'failed', attempts: 13, last_response_code: 503 });
     expect((await api(`/webhooks/${w.id}`, { token: t.key })).body.failureCount).toBe(1);
     // Waits longer than a queue's 12 h delay are not queued; the sweeper picks them up when due.
-    expect(queued.filter((q) => q.delaySeconds > 12 * 3600)).toEqual([]);
+    expect(fake.queued.filter((q) => q.delaySeconds > 12 * 3600)).toEqual([]);
   });
 
   it('treats a timeout or a network error as a failure to retry', async () => {
@@ -209,7 +155,7 @@ describe('delivery', () => {
     const w = await hook(t, { events: ['customer.created'] });
     await createCustomer(t);
     await publishOutbox(env, t.id);
-    answer = () => {
+    fake.answer = () => {
       throw new TypeError('connection refused');
     };
     await consume();
@@ -221,7 +167,7 @@ describe('delivery', () => {
     const w = await hook(t, { events: ['customer.created', 'customer.updated'] });
     const c = await createCustomer(t);
     await publishOutbox(env, t.id);
-    answer = () => 410;
+    fake.answer = () => 410;
     await consume();
     expect((await deliveries(w.id))[0]).toMatchObject({ status: 'failed', last_response_code: 410 });
     const after = (await api(`/webhooks/${w.id}`, { token: t.key })).body;
@@ -240,10 +186,9 @@ describe('delivery', () => {
     await createCustomer(t);
     await publishOutbox(env, t.id);
     await consume();
-    const r = received[0]!;
-    const headers = { 'webhook-id': r.headers['webhook-id']!, 'webhook-timestamp': r.headers['webhook-timestamp']!, 'webhook-signature': r.headers['webhook-signature']! };
-    expect(() => new Webhook(rotated.body.secret).verify(r.body, headers)).not.toThrow();
-    expect(() => new Webhook(w.secret).verify(r.body, headers)).not.toThrow();
+    const r = fake.received[0]!;
+    expect(() => new Webhook(rotated.body.secret).verify(r.body, standardHeaders(r))).not.toThrow();
+    expect(() => new Webhook(w.secret).verify(r.body, standardHeaders(r))).not.toThrow();
     expect(r.headers['x-webhook-signature']!.split(',')).toEqual([await hmacHex(rotated.body.secret, r.body), await hmacHex(w.secret, r.body)]);
   });
 
@@ -252,9 +197,9 @@ describe('delivery', () => {
     const w = await hook(t, { events: ['customer.created'] });
     await createCustomer(t);
     await publishOutbox(env, t.id);
-    answer = () => 500;
+    fake.answer = () => 500;
     await consume();
-    queued = [];
+    fake.queued = [];
     const list = await api(`/webhooks/${w.id}/deliveries`, { token: t.key });
     expect(list.body.data[0]).toMatchObject({ status: 'pending', attempts: 1, lastResponseCode: 500, event: { type: 'customer.created' } });
     expect(list.body.data[0].nextAttemptAt).toEqual(expect.any(String));
@@ -265,7 +210,7 @@ describe('delivery', () => {
     await worker.queue(dlq, env, ctx);
     expect((await getQueueResult(dlq, ctx)).explicitAcks).toEqual(['d1']);
     expect((await deliveries(w.id))[0]!.dead_lettered_at).toEqual(expect.any(String));
-    answer = () => 204;
+    fake.answer = () => 204;
     const again = await api(`/webhook-deliveries/${deliveryId}/redeliver`, { token: t.key, method: 'POST' });
     expect(again.status).toBe(202);
     expect(again.body).toMatchObject({ status: 'pending', attempts: 0 });
@@ -295,7 +240,7 @@ describe('cron', () => {
     await hook(t, { events: ['invoice.finalized'] });
     const s = await draftSubscription(t);
     await api(`/subscriptions/${s.id}/activate`, { method: 'PUT', token: t.key, body: {} });
-    queued = [];
+    fake.queued = [];
     const ctx = createExecutionContext();
     await worker.scheduled(createScheduledController({ cron: '*/15 * * * *', scheduledTime: new Date() }), env, ctx);
     await waitOnExecutionContext(ctx);
@@ -312,7 +257,7 @@ describe('cron', () => {
     // The alarm published the run's events for the webhook as it finished.
     await consume();
     // The sweeper serves every tenant; this tenant's webhook got its invoice event.
-    expect(received.map((r) => JSON.parse(r.body)).filter((p) => p.tenantId === t.id).map((p) => p.event.type)).toEqual(['invoice.finalized']);
+    expect(fake.received.map((r) => JSON.parse(r.body)).filter((p) => p.tenantId === t.id).map((p) => p.event.type)).toEqual(['invoice.finalized']);
   });
 
   it('nightly: imports exchange rates and purges expired idempotency keys', async () => {
