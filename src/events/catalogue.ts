@@ -1,4 +1,9 @@
-/** Every event the service emits, with what it means. GET /available-webhook-events will list these. */
+/**
+ * Every event a webhook can subscribe to, with what it means; GET /available-webhook-events lists
+ * them. It holds every name Fynn's clients offer (the n8n trigger's 57 and Fynn's docs), including
+ * those whose feature has not landed yet: the last group, listed in docs/decisions.md (Events and
+ * webhooks), which are accepted but not emitted until their feature emits them.
+ */
 export const EVENT_CATALOGUE = {
   'customer.created': 'A customer was created.',
   'customer.updated': 'A customer, one of its addresses, e-mail addresses, settings or its partner changed.',
@@ -76,9 +81,44 @@ export const EVENT_CATALOGUE = {
   'invoice.closed': 'A document was closed without (full) payment.',
   'invoice.requires_approval': 'Billing created a draft that needs manual approval.',
   'subscription.billed': 'A billing run billed a subscription.',
+  'subscription.billing_failed': 'A billing run could not bill a subscription; the event carries the reason. The next run tries again.',
+  'subscription.item.quantity_changed': 'The quantity of a subscription item changed.',
+  'subscription.changed': 'A subscription item moved to another price plan (an upgrade or a downgrade), now or at the end of its billed period.',
+  'invoice.payment_method.updated': 'The payment method of a document changed.',
+  // Not emitted yet: their feature has not landed (docs/decisions.md, Events and webhooks).
+  'customer.merged': 'Several customers were merged into one.',
+  'customer.parent.assigned': 'A parent customer was assigned in the organisation hierarchy.',
+  'customer.parent.removed': 'A parent customer was removed from the organisation hierarchy.',
+  'payment_method.created': 'A payment method was added to a customer.',
+  'payment_method.updated': 'A payment method of a customer changed.',
+  'invoice.refunded': 'A payment of a document was refunded.',
+  'invoice.remindered': 'A payment reminder was sent for a document.',
+  'invoice.pdf.generation_requested': "A document's PDF was requested to be generated.",
+  'subscription.delivery_address.updated': 'The delivery address of a subscription changed.',
+  'subscription.item.metered': 'Usage was recorded for a metered subscription item.',
+  'subscription.item.instant_metered': 'Usage of an instantly billed item was recorded and billed.',
+  'subscription_item.terminated': 'A subscription item ended; nothing more is billed for it.',
+  'dunning_document.created': 'A dunning document (reminder) was created.',
+  'dunning_document.paid': 'A dunning document was paid.',
+  'dunning_document.canceled': 'A dunning document was cancelled.',
+  'cart.completed': 'A checkout cart was completed.',
+  'cart.paid': 'A checkout cart was paid.',
+  'feature.activated': 'An entitlement feature was activated.',
+  'feature.archived': 'An entitlement feature was archived.',
 } as const;
 
 export type EventType = keyof typeof EVENT_CATALOGUE;
 
-/** Payload version written on every event; webhooks select it with their `version`. */
-export const EVENT_VERSION = '2026-11-01';
+/**
+ * The payload version written on every event and sent as `event.version`: the value Fynn documents.
+ * A webhook's `version` selects it; there is one payload format, so every accepted spelling maps to it.
+ */
+export const EVENT_VERSION = '1.0.0';
+
+/** The `version` values webhooks may be registered with: n8n's `v1`, Fynn's `1.0.0`, and our former `2026-11-01`. */
+export const EVENT_VERSION_ALIASES: Readonly<Record<string, string>> = { v1: EVENT_VERSION, '1.0.0': EVENT_VERSION, '2026-11-01': EVENT_VERSION };
+
+/** The payload version a requested or stored version stands for; null when unknown. */
+export function payloadVersion(version: string): string | null {
+  return Object.hasOwn(EVENT_VERSION_ALIASES, version) ? EVENT_VERSION_ALIASES[version]! : null;
+}

@@ -2,10 +2,12 @@ import { and, asc, eq, isNull, lte, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { createDb, inJson, type Db, runBatch } from '../db/client';
 import { insertRows } from '../db/insert';
-import { events, webhookDeliveries, webhooks } from '../db/schema';
+import { events, tenants, webhookDeliveries, webhooks } from '../db/schema';
 import type { Env, EventMessage } from '../env';
 import { systemNow } from '../lib/clock';
 import { newId } from '../lib/ids';
+import { outboundUrlRefusals } from '../lib/outbound-url';
+import { payloadVersion } from './catalogue';
 import { MAX_ATTEMPTS, retryDelaySeconds } from './retry';
 import { signatureHeaders } from './signing';
 
@@ -81,10 +83,14 @@ async function enqueue(env: Env, messages: EventMessage[], delaySeconds = 0) {
   }
 }
 
-/** The body a webhook receives. */
+/**
+ * The body a webhook receives: compact JSON, signed byte for byte. It is always `JSON.stringify` of
+ * parsed values (never stored JSON text spliced in), so it equals `JSON.stringify(JSON.parse(body))`:
+ * a verifier that re-serialises the parsed body before hashing (the n8n trigger) gets the same bytes.
+ */
 export function deliveryPayload(event: EventRow) {
   return JSON.stringify({
-    event: { type: event.type, id: event.id, version: event.version, created: event.createdAt },
+    event: { type: event.type, id: event.id, version: payloadVersion(event.version) ?? event.version, created: event.createdAt },
     tenantId: event.tenantId,
     data: event.data,
   });
@@ -94,9 +100,10 @@ export type DeliveryOutcome = 'delivered' | 'retry' | 'failed' | 'skipped';
 
 /**
  * One attempt of a delivery: claims it (a guarded update on its attempt count, so a duplicate queue
- * message does nothing), POSTs the signed payload with a 10 s timeout, and records the result: 2xx
- * delivered; 410 disables the webhook; anything else is retried with backoff until the last attempt,
- * after which the delivery fails and the webhook's failure count rises.
+ * message does nothing), checks the URL again, POSTs the signed payload with a 10 s timeout, and
+ * records the result: 2xx delivered; 410 or a URL the policy refuses disables the webhook; anything
+ * else is retried with backoff until the last attempt, after which the delivery fails and the
+ * webhook's failure count rises.
  */
 export async function attemptDelivery(env: Env, deliveryId: string, random = Math.random): Promise<DeliveryOutcome> {
   const db = createDb(env.DB);
@@ -107,9 +114,10 @@ export async function attemptDelivery(env: Env, deliveryId: string, random = Mat
     await scheduleNext(env, delivery.id, delivery.tenantId, new Date(delivery.nextAttemptAt));
     return 'skipped';
   }
-  const [webhook, event] = await Promise.all([
+  const [webhook, event, tenant] = await Promise.all([
     db.select().from(webhooks).where(eq(webhooks.id, delivery.webhookId)).get(),
     db.select().from(events).where(eq(events.id, delivery.eventId)).get(),
+    db.select({ mode: tenants.mode }).from(tenants).where(eq(tenants.id, delivery.tenantId)).get(),
   ]);
   const claimed = await db
     .update(webhookDeliveries)
@@ -123,8 +131,14 @@ export async function attemptDelivery(env: Env, deliveryId: string, random = Mat
     await finish(db, delivery.id, 'failed', null, webhook ? 'webhook disabled' : 'webhook deleted');
     return 'failed';
   }
+  // Checked again before sending (a URL stored before the policy, or by another path); never sent.
+  const refusals = outboundUrlRefusals(webhook.url, tenant?.mode ?? 'live');
+  if (refusals.length > 0) {
+    await disable(db, delivery.id, webhook.id, null, `url refused: ${refusals.map((r) => r.message).join(' ')}`, now);
+    return 'failed';
+  }
   const body = deliveryPayload(event);
-  const secrets = [webhook.secret];
+  const secrets: [string, ...string[]] = [webhook.secret];
   if (webhook.previousSecret && webhook.previousSecretExpiresAt && webhook.previousSecretExpiresAt > now.toISOString()) secrets.push(webhook.previousSecret);
   const headers = {
     'Content-Type': 'application/json',
@@ -145,10 +159,7 @@ export async function attemptDelivery(env: Env, deliveryId: string, random = Mat
     return 'delivered';
   }
   if (status === 410) {
-    await db.batch([
-      db.update(webhookDeliveries).set({ status: 'failed', lastResponseCode: 410, lastError: 'receiver answered 410 Gone', nextAttemptAt: null }).where(eq(webhookDeliveries.id, delivery.id)),
-      db.update(webhooks).set({ enabled: false, disabledReason: 'receiver answered 410 Gone', updatedAt: now.toISOString() }).where(eq(webhooks.id, webhook.id)),
-    ]);
+    await disable(db, delivery.id, webhook.id, 410, 'receiver answered 410 Gone', now);
     return 'failed';
   }
   const delay = retryDelaySeconds(attempt, random());
@@ -189,6 +200,14 @@ export async function attemptInOrder(env: Env, deliveryId: string): Promise<Deli
     .limit(50);
   for (const e of earlier) await attemptDelivery(env, e.id);
   return attemptDelivery(env, deliveryId);
+}
+
+/** Fails the delivery and disables its webhook, saying why (a condition retrying cannot change). */
+async function disable(db: Db, deliveryId: string, webhookId: string, code: number | null, reason: string, now: Date) {
+  await db.batch([
+    db.update(webhookDeliveries).set({ status: 'failed', lastResponseCode: code, lastError: reason, nextAttemptAt: null }).where(eq(webhookDeliveries.id, deliveryId)),
+    db.update(webhooks).set({ enabled: false, disabledReason: reason, updatedAt: now.toISOString() }).where(eq(webhooks.id, webhookId)),
+  ]);
 }
 
 async function finish(db: Db, id: string, status: 'delivered' | 'failed', code: number | null, error: string | null) {

@@ -7,32 +7,37 @@ export function newWebhookSecret(): string {
   return `whsec_${btoa(String.fromCharCode(...bytes))}`;
 }
 
-/** The HMAC key of a secret: the base64-decoded bytes after `whsec_` (as Standard Webhooks defines it). */
-function keyBytes(secret: string): Uint8Array {
+/** The Standard Webhooks key of a secret: the base64-decoded bytes after `whsec_`. */
+function standardKey(secret: string): Uint8Array {
   const raw = atob(secret.startsWith('whsec_') ? secret.slice(6) : secret);
   return Uint8Array.from(raw, (c) => c.charCodeAt(0));
 }
 
-async function hmac(secret: string, message: string): Promise<Uint8Array> {
-  const key = await crypto.subtle.importKey('raw', keyBytes(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  return new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(message)));
+async function hmac(key: Uint8Array, message: string): Promise<Uint8Array> {
+  const k = await crypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  return new Uint8Array(await crypto.subtle.sign('HMAC', k, encoder.encode(message)));
 }
 
 const hex = (b: Uint8Array) => [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
 const base64 = (b: Uint8Array) => btoa(String.fromCharCode(...b));
 
 /**
- * The signature headers of a delivery, one signature per secret (the current one, and the previous
- * one during its grace period after a rotation):
- * - `X-Webhook-Signature`: hex HMAC-SHA256 of the raw body (comma-separated when there are two);
+ * The signature headers of a delivery, from one secret string verifiable both ways
+ * (docs/decisions.md, Events and webhooks):
+ * - `X-Webhook-Signature` (Fynn, the n8n trigger): lowercase hex HMAC-SHA256 of the body, keyed
+ *   with the secret string exactly as shown (UTF-8, `whsec_` included), as Fynn's docs compute it
+ *   with `hash_hmac('sha256', $body, $secret)`. One value only, the current secret's: Fynn's
+ *   verifiers compare the whole header.
  * - Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64>` over
- *   `${id}.${timestamp}.${body}` (space-separated when there are two).
+ *   `${id}.${timestamp}.${body}`, keyed with the decoded bytes after `whsec_`; one signature per
+ *   secret (`secrets[0]` is the current one, then the previous one during its grace period),
+ *   space-separated, as the format allows.
  */
-export async function signatureHeaders(secrets: string[], messageId: string, timestamp: number, body: string): Promise<Record<string, string>> {
-  const plain = await Promise.all(secrets.map((s) => hmac(s, body)));
-  const standard = await Promise.all(secrets.map((s) => hmac(s, `${messageId}.${timestamp}.${body}`)));
+export async function signatureHeaders(secrets: [string, ...string[]], messageId: string, timestamp: number, body: string): Promise<Record<string, string>> {
+  const fynn = await hmac(encoder.encode(secrets[0]), body);
+  const standard = await Promise.all(secrets.map((s) => hmac(standardKey(s), `${messageId}.${timestamp}.${body}`)));
   return {
-    'X-Webhook-Signature': plain.map(hex).join(','),
+    'X-Webhook-Signature': hex(fynn),
     'webhook-id': messageId,
     'webhook-timestamp': String(timestamp),
     'webhook-signature': standard.map((s) => `v1,${base64(s)}`).join(' '),

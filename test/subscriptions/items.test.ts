@@ -118,7 +118,7 @@ describe('subscription items', () => {
       expect([...new Set(paths(res))], String(quantity)).toEqual(['quantity']);
     }
     expectProblem(await put(t, '/subscription-items/nope/quantity', { quantity: '2' }), 404);
-    expect((await nonBillingEventTypes(t, sub.id)).slice(3)).toEqual(['subscription.updated', 'subscription.updated']);
+    expect((await nonBillingEventTypes(t, sub.id)).slice(3)).toEqual(['subscription.updated', 'subscription.item.quantity_changed', 'subscription.updated', 'subscription.item.quantity_changed']);
 
     await ok(put(t, `/subscriptions/${sub.id}/terminate`));
     expectRefused(await refusedUnchanged(t, storedSubscription(t, sub.id), () => put(t, `/subscription-items/${itemId}/quantity`, { quantity: '7' })), 'terminated');

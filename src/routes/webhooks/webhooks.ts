@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { EVENT_VERSION } from '../../events/catalogue';
+import { EVENT_VERSION, EVENT_VERSION_ALIASES } from '../../events/catalogue';
 import { serviceContext } from '../../http/context';
 import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../http/openapi';
 import { idParam } from '../../http/schemas';
@@ -13,7 +13,12 @@ const WebhookWriteSchema = z
   .strictObject({
     url: z.string().min(1).max(2048),
     events: z.array(z.string().min(1).max(100)).min(1, 'Subscribe to at least one event (or "*").').max(200),
-    version: z.string().max(32).default(EVENT_VERSION),
+    // Checked by the service (violation `unknown_version`); the document lists every accepted spelling.
+    version: z
+      .string()
+      .max(32)
+      .default(EVENT_VERSION)
+      .openapi({ enum: Object.keys(EVENT_VERSION_ALIASES), description: `Payload version: ${EVENT_VERSION}; v1 and 2026-11-01 are accepted as the same and read back as ${EVENT_VERSION}.` }),
     enabled: z.boolean().default(true),
     activities: z.array(z.string().min(1).max(100)).max(50).default([]),
   })
@@ -29,7 +34,7 @@ webhookRoutes.openapi(
     tags,
     summary: 'Register a webhook (its signing secret is shown once)',
     description:
-      'Deliveries are POSTs of {event: {type, id, version, created}, tenantId, data}, signed with X-Webhook-Signature (hex HMAC-SHA256 of the raw body) and the Standard Webhooks headers webhook-id, webhook-timestamp, webhook-signature. Live tenants need https; test tenants may use http://localhost.',
+      'Deliveries are POSTs of compact JSON {event: {type, id, version, created}, tenantId, data}, signed two ways with the one secret: X-Webhook-Signature is the lowercase hex HMAC-SHA256 of the body keyed with the secret string exactly as shown (whsec_ included), as Fynn documents; the Standard Webhooks headers webhook-id, webhook-timestamp, webhook-signature verify with any Standard Webhooks library given the same secret. URLs must be https to a public host; test tenants may also use http://localhost.',
     request: { body: jsonBody(WebhookWriteSchema) },
     responses: { 201: jsonResponse(WebhookCreatedSchema, 'The webhook with its secret') },
   }),
@@ -56,7 +61,8 @@ webhookRoutes.openapi(
     access: 'webhook:write',
     tags,
     summary: 'Rotate the signing secret',
-    description: 'The new secret is shown once; the old one keeps signing (a second signature) for 24 hours.',
+    description:
+      'The new secret is shown once and signs X-Webhook-Signature at once; the old one keeps signing in webhook-signature (a second Standard Webhooks signature) for 24 hours.',
     request: { params },
     responses: { 200: jsonResponse(WebhookRotatedSchema, 'The webhook with its new secret') },
   }),

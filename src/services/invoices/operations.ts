@@ -70,7 +70,7 @@ export async function setPaymentMethod(ctx: ServiceContext, id: string, paymentM
       .get();
     if (!m) throw ApiError.violation('paymentMethod', 'No such payment method of this customer.', 'not_found');
   }
-  return commitInvoiceChange(ctx, before, { paymentMethodId }, ['invoice.updated']);
+  return commitInvoiceChange(ctx, before, { paymentMethodId }, ['invoice.updated', 'invoice.payment_method.updated']);
 }
 
 /** A new draft with the same customer, texts and positions. */

@@ -82,6 +82,7 @@ export async function changeQuantity(ctx: ServiceContext, itemId: string, quanti
       ctx.db.update(subscriptionItems).set({ quantity, updatedAt: ctx.now.toISOString() }).where(itemWhere(ctx, itemId)),
       ...changeRow(ctx, agg, item, { quantity, pricePlanId: item.pricePlanId }),
     ],
+    extraEvents: ['subscription.item.quantity_changed'],
   });
   return itemResource(ctx, after, itemId);
 }
@@ -134,7 +135,7 @@ export async function changePricePlan(ctx: ServiceContext, itemId: string, price
         createdAt: ctx.now.toISOString(),
       }),
     ];
-    const { agg: saved } = await commitSubscriptionChange(ctx, agg, {}, 'subscription.updated', { statements });
+    const { agg: saved } = await commitSubscriptionChange(ctx, agg, {}, 'subscription.updated', { statements, extraEvents: ['subscription.changed'] });
     return itemResource(ctx, saved, itemId);
   }
   const items = agg.items.map((i) => (i.id === itemId ? { ...i, pricePlanId: next.id, billingInterval: next.billingInterval, payInAdvance: next.payInAdvance } : i));
@@ -144,6 +145,7 @@ export async function changePricePlan(ctx: ServiceContext, itemId: string, price
       ctx.db.update(subscriptionItems).set({ pricePlanId: next.id, updatedAt: ctx.now.toISOString() }).where(itemWhere(ctx, itemId)),
       ...changeRow(ctx, agg, item, { quantity: item.quantity, pricePlanId: next.id }),
     ],
+    extraEvents: ['subscription.changed'],
   });
   return itemResource(ctx, saved, itemId);
 }

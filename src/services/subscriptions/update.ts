@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { Dec } from '../../billing/money';
 import { isUniqueViolation } from '../../db/client';
-import { commitGuarded } from '../../db/commit';
+import { commitGuarded, type ChangeEvent } from '../../db/commit';
 import { insertRows } from '../../db/insert';
 import { subscriptionItems, subscriptions } from '../../db/schema';
 import type { EventType } from '../../events/catalogue';
@@ -21,7 +21,7 @@ export async function commitSubscriptionChange(
   before: SubscriptionAggregate,
   changes: Partial<SubscriptionRow>,
   eventType: EventType,
-  options: { statements?: BatchItem<'sqlite'>[]; items?: ItemAggregate[]; extraEvents?: { type: EventType; data: unknown }[]; after?: Partial<SubscriptionAggregate> } = {},
+  options: { statements?: BatchItem<'sqlite'>[]; items?: ItemAggregate[]; extraEvents?: ChangeEvent[]; after?: Partial<SubscriptionAggregate> } = {},
 ) {
   const nowIso = ctx.now.toISOString();
   // Items this change touched carry its time, as their stored rows do.

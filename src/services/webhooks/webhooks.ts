@@ -2,13 +2,14 @@ import { z } from '@hono/zod-openapi';
 import { and, desc, eq } from 'drizzle-orm';
 import { fetchPage } from '../../db/paging';
 import { webhookDeliveries, webhooks } from '../../db/schema';
-import { EVENT_CATALOGUE, EVENT_VERSION } from '../../events/catalogue';
+import { EVENT_CATALOGUE, EVENT_VERSION, EVENT_VERSION_ALIASES, payloadVersion } from '../../events/catalogue';
 import { newWebhookSecret } from '../../events/signing';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { paginationQuery } from '../../http/pagination';
 import { DELIVERY_STATUSES, type WebhookDeliveryResource, type WebhookEventCatalogue, type WebhookResource, type WebhookWithSecret } from '../../schemas/webhooks';
 import { systemNow } from '../../lib/clock';
+import { outboundUrlRefusals } from '../../lib/outbound-url';
 import { listFilter, resourceService } from '../common/resource';
 
 type WebhookRow = typeof webhooks.$inferSelect;
@@ -30,7 +31,7 @@ export function renderWebhook(r: WebhookRow): WebhookResource {
     id: r.id,
     url: r.url,
     events: r.events,
-    version: r.version,
+    version: payloadVersion(r.version) ?? r.version,
     enabled: r.enabled,
     activities: r.activities,
     failureCount: r.failureCount,
@@ -42,19 +43,7 @@ export function renderWebhook(r: WebhookRow): WebhookResource {
 }
 
 function checkUrl(ctx: ServiceContext, url: string, v: Violations) {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    v.add('url', 'Must be an absolute URL.', 'invalid_url');
-    return;
-  }
-  const local = ['localhost', '127.0.0.1', '[::1]'].includes(parsed.hostname);
-  if (parsed.username || parsed.password) v.add('url', 'Credentials in the URL are not allowed; use the signature to authenticate.', 'invalid_url');
-  if (ctx.tenant.mode === 'live' && parsed.protocol !== 'https:') v.add('url', 'Live tenants deliver over https only.', 'https_required');
-  if (ctx.tenant.mode === 'test' && parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && local)) {
-    v.add('url', 'Use https, or http://localhost for local testing.', 'https_required');
-  }
+  for (const r of outboundUrlRefusals(url, ctx.tenant.mode)) v.add('url', r.message, r.code);
 }
 
 export const webhookService = resourceService({
@@ -66,12 +55,15 @@ export const webhookService = resourceService({
     input.events.forEach((e, i) => {
       if (e !== '*' && !Object.hasOwn(EVENT_CATALOGUE, e)) v.add(`events[${i}]`, `Unknown event "${e}"; see GET /available-webhook-events.`, 'unknown_event');
     });
-    if (input.version !== EVENT_VERSION) v.add('version', `The only payload version is ${EVENT_VERSION}.`, 'unknown_version');
+    if (payloadVersion(input.version) === null) {
+      v.add('version', `The only payload version is ${EVENT_VERSION} (also accepted as ${Object.keys(EVENT_VERSION_ALIASES).filter((a) => a !== EVENT_VERSION).join(', ')}).`, 'unknown_version');
+    }
   },
   columns: (_ctx, input: WebhookInput, current) => ({
     url: input.url,
     events: [...new Set(input.events)],
-    version: input.version,
+    // Stored as the payload version it stands for: `v1` from the n8n trigger reads back as 1.0.0.
+    version: payloadVersion(input.version) ?? input.version,
     enabled: input.enabled,
     activities: input.activities,
     ...(current
