@@ -53,6 +53,8 @@ describe('customFields as a JSON-encoded string', () => {
     expect(res.body.customFields).toEqual({ field1: 'value1', score: 7 });
     expect((await put(t, `/customers/${c.id}`, { customFields: '{}' })).body.customFields).toEqual({ field1: 'value1', score: 7 });
     expect((await put(t, `/customers/${c.id}`, { customFields: { field1: null } })).body.customFields).toEqual({ score: 7 });
+    const plain = await createCustomer(t);
+    expect((await put(t, `/customers/${plain.id}`, { customFields: '{}' })).body.customFields).toBeNull();
   });
 
   it.each([

@@ -51,8 +51,8 @@ export function customerWithChanges(agg: CustomerAggregate, changes: Partial<Cus
   const sent = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)) as Partial<CustomerFields>;
   const merged: CustomerFields = { ...base, ...sent };
   if (sent.customFields) {
-    const members = { ...(base.customFields ?? {}), ...sent.customFields };
-    merged.customFields = Object.fromEntries(Object.entries(members).filter(([, v]) => v !== null));
+    const members = Object.entries({ ...(base.customFields ?? {}), ...sent.customFields }).filter(([, v]) => v !== null);
+    merged.customFields = members.length === 0 && base.customFields === null ? null : Object.fromEntries(members);
   }
   return merged;
 }
