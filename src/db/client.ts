@@ -29,6 +29,15 @@ export function requirePreviousChange(db: Db) {
   return db.run(sql`SELECT json(CASE WHEN changes() > 0 THEN '1' ELSE 'guard_failed' END)`);
 }
 
+/**
+ * A batch step that fails (and so rolls back the whole batch) unless `condition` holds when it runs:
+ * e.g. that a referenced row still exists, so an insert pointing at it cannot outlive a concurrent
+ * delete (which in turn checks with NOT EXISTS that nothing points at the row).
+ */
+export function requireCondition(db: Db, condition: SQL): BatchItem<'sqlite'> {
+  return rawStatement(db, sql`SELECT json(CASE WHEN ${condition} THEN '1' ELSE 'guard_failed' END)`);
+}
+
 export function isGuardFailure(err: unknown): boolean {
   for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
     if (/malformed JSON/i.test(String((e as Error).message ?? e))) return true;

@@ -59,6 +59,36 @@ async function authenticateCustomerToken(c: Parameters<MiddlewareHandler<AppEnv>
   return { kind: 'customer', customerId: claims.sub };
 }
 
+/** An API key or a customer access token: sets the principal, its tenant and the tenant's now. */
+async function authenticateBearer(c: Parameters<MiddlewareHandler<AppEnv>>[0], token: string): Promise<Principal> {
+  const principal = token.split('.').length === 3 ? await authenticateCustomerToken(c, token) : await authenticateApiKey(c, token);
+  c.set('principal', principal);
+  c.set('now', tenantNow(c.var.tenant));
+  return principal;
+}
+
+/**
+ * The tenant a public route serves (the customer OTP login): the tenant of the Bearer credential
+ * when one is sent (the n8n node sends its API key everywhere; a bad one is 401, never ignored),
+ * else the tenant named by the `X-Tenant-Id` header (a browser on a checkout page holds no key).
+ * No permission is needed: the credential only names the tenant. See docs/decisions.md, Auth and tenancy.
+ */
+export async function identifyPublicTenant(c: Parameters<MiddlewareHandler<AppEnv>>[0]): Promise<void> {
+  const header = c.req.header('Authorization');
+  if (header !== undefined) {
+    const token = bearer(header);
+    if (!token) throw ApiError.unauthorized();
+    await authenticateBearer(c, token);
+    return;
+  }
+  const tenantId = c.req.header('X-Tenant-Id')?.trim();
+  if (!tenantId) throw ApiError.badRequest('Name the tenant: send an API key as Bearer token, or the tenant id in the X-Tenant-Id header.');
+  const tenant = tenantId.length <= 64 ? await c.var.db.select().from(tenants).where(eq(tenants.id, tenantId)).get() : undefined;
+  if (!tenant) throw ApiError.badRequest('Unknown tenant.', [{ propertyPath: 'X-Tenant-Id', message: 'No such tenant.', code: 'not_found' }]);
+  c.set('tenant', tenant);
+  c.set('now', tenantNow(tenant));
+}
+
 /** Authenticates the caller and checks the route's declared access rule. */
 export function authorize(rule: AccessRule): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -72,9 +102,7 @@ export function authorize(rule: AccessRule): MiddlewareHandler<AppEnv> {
       return next();
     }
 
-    const principal = token.split('.').length === 3 ? await authenticateCustomerToken(c, token) : await authenticateApiKey(c, token);
-    c.set('principal', principal);
-    c.set('now', tenantNow(c.var.tenant));
+    const principal = await authenticateBearer(c, token);
 
     if (principal.kind === 'api_key') {
       if (!hasPermission(principal.permissions, rule.access)) {

@@ -19,7 +19,8 @@ export const requestSetup: MiddlewareHandler<AppEnv> = async (c, next) => {
 const BODY_TYPES: Record<string, RegExp> = {
   POST: /^application\/json\s*(;.*)?$/i,
   PUT: /^application\/json\s*(;.*)?$/i,
-  PATCH: /^application\/merge-patch\+json\s*(;.*)?$/i,
+  // application/json on PATCH is read as a merge patch too: the n8n node sends every PATCH that way.
+  PATCH: /^application\/(merge-patch\+)?json\s*(;.*)?$/i,
 };
 
 /**

@@ -1,6 +1,7 @@
 import { tenantRoutes } from './admin/tenants';
 import { apiKeyRoutes } from './api-keys/api-keys';
 import { authRoutes } from './auth/auth';
+import { customerOtpRoutes } from './auth/customer-otp';
 import { billingGroupRoutes } from './billing-groups/billing-groups';
 import { billingRunRoutes } from './billing-runs/billing-runs';
 import { cancellationReasonRoutes } from './cancellation-reasons/cancellation-reasons';
@@ -13,6 +14,7 @@ import { customerAddressRoutes } from './customers/addresses';
 import { customerBillingSettingsRoutes } from './customers/billing-settings';
 import { customerRoutes } from './customers/customers';
 import { customerEmailRoutes } from './customers/email-addresses';
+import { customerPaymentMethodRoutes } from './customers/payment-methods';
 import { customerSessionRoutes } from './customers/sessions';
 import { entitlementRoutes } from './entitlements/entitlements';
 import { featureAssignmentRoutes } from './entitlements/feature-assignments';
@@ -51,6 +53,7 @@ export const routers = [
   systemRoutes,
   tenantRoutes,
   authRoutes,
+  customerOtpRoutes,
   apiKeyRoutes,
   testClockRoutes,
   settingsRoutes,
@@ -62,6 +65,7 @@ export const routers = [
   customerSessionRoutes,
   customerAddressRoutes,
   customerEmailRoutes,
+  customerPaymentMethodRoutes,
   productFamilyRoutes,
   unitRoutes,
   measurementRoutes,

@@ -29,6 +29,20 @@ export const EmailAddressSchema = z
   .openapi('EmailAddress');
 export type EmailResource = z.infer<typeof EmailAddressSchema>;
 
+/** A payment method as customers and subscriptions embed it (the full resource comes with the payments issue). */
+export const PaymentMethodSummarySchema = z
+  .object({
+    id: z.string(),
+    gatewayName: z.string(),
+    type: z.string(),
+    name: z.string().nullable(),
+    status: z.string(),
+    default: z.boolean(),
+    enabled: z.boolean(),
+  })
+  .openapi('PaymentMethodSummary');
+export type PaymentMethodSummary = z.infer<typeof PaymentMethodSummarySchema>;
+
 export const CustomerSchema = z
   .object({
     id: z.string(),
@@ -44,6 +58,7 @@ export const CustomerSchema = z
     isVatIdValid: z.boolean(),
     taxExempt: z.enum(['auto', 'exempt']),
     ledgerId: z.string().nullable(),
+    datevId: z.string().nullable().openapi({ description: "Fynn's name for ledgerId; always equal to it." }),
     commercialRegisterName: z.string().nullable(),
     commercialRegisterNumber: z.string().nullable(),
     status: z.enum(['STATUS_ACTIVE', 'STATUS_ARCHIVED', 'STATUS_SUSPENDED']),
@@ -62,7 +77,7 @@ export const CustomerSchema = z
     defaultInvoiceAddress: AddressSchema.nullable(),
     defaultEmailAddress: EmailAddressSchema.nullable(),
     defaultInvoiceEmailAddress: EmailAddressSchema.nullable(),
-    defaultPaymentMethod: z.null(),
+    defaultPaymentMethod: PaymentMethodSummarySchema.nullable(),
     contactPerson: z.object({ id: z.string(), firstName: z.string(), lastName: z.string(), email: z.string(), avatar: z.string().nullable() }).nullable(),
     isPartner: z.boolean(),
     partner: z.object({ id: z.string(), name: z.string(), number: z.string(), email: z.string() }).nullable(),
@@ -120,3 +135,6 @@ export const ContactPersonSchema = z
   })
   .openapi('ContactPerson');
 export type ContactPersonResource = z.infer<typeof ContactPersonSchema>;
+
+/** The answer to every POST /public/customer/request-otp (it never tells whether the e-mail is a customer's). */
+export const OtpRequestedSchema = z.object({ success: z.literal(true) }).openapi('OtpRequested');

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { BILLING_GROUP_TYPES, CancellationReasonSchema, CHANGE_BEHAVIOURS, MoneySchema, PLAN_STATUSES } from './catalogue';
-import { AddressSchema, CustomerSummarySchema } from './customers';
+import { AddressSchema, CustomerSummarySchema, PaymentMethodSummarySchema } from './customers';
 import { ViolationSchema } from './problems';
 
 // Representations of subscriptions, their items and usage, as the API returns them.
@@ -61,15 +61,6 @@ const PeriodSchema = z.object({
   cancellationPeriod: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
-});
-const PaymentMethodSummarySchema = z.object({
-  id: z.string(),
-  gatewayName: z.string(),
-  type: z.string(),
-  name: z.string().nullable(),
-  status: z.string(),
-  default: z.boolean(),
-  enabled: z.boolean(),
 });
 const AppliedDiscountSchema = z.object({
   id: z.string(),

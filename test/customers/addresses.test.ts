@@ -84,7 +84,7 @@ describe('addresses sub-resource', () => {
     expect(view.defaultInvoiceAddress).toEqual(view.defaultAddress);
   });
 
-  it('gets and replaces an address', async () => {
+  it('gets and updates an address: PUT changes the fields sent and keeps the others', async () => {
     const t = await createTenant();
     const c = await createCustomer(t);
     const a = await created(post(t, `/customers/${c.id}/addresses`, addr({ salutation: 'Frau', firstName: 'Eva', lastName: 'Ernst', costCentre: 'K1' })));
@@ -94,9 +94,13 @@ describe('addresses sub-resource', () => {
 
     const res = await put(t, `/customers/${c.id}/addresses/${a.id}`, addr({ street: 'Neue Allee', houseNumber: '', zip: '04109', city: 'Leipzig', status: 'archived' }));
     expectStatus(res, 200);
-    expect(res.body).toMatchObject({ id: a.id, street: 'Neue Allee', houseNumber: '', zip: '04109', city: 'Leipzig', status: 'archived', salutation: null, firstName: null, costCentre: null });
+    expect(res.body).toMatchObject({ id: a.id, street: 'Neue Allee', houseNumber: '', zip: '04109', city: 'Leipzig', status: 'archived', salutation: 'Frau', firstName: 'Eva', lastName: 'Ernst', costCentre: 'K1' });
     expect((await get(t, `/customers/${c.id}/addresses/${a.id}`)).body).toEqual(res.body);
-    expect(await eventTypes(t, c.id)).toEqual(['customer.created', 'customer.updated', 'customer.updated']);
+    // null clears a field; a body of one field changes that field only.
+    const cleared = await put(t, `/customers/${c.id}/addresses/${a.id}`, { salutation: null, firstName: null, costCentre: '' });
+    expectStatus(cleared, 200);
+    expect(cleared.body).toEqual({ ...res.body, salutation: null, firstName: null, costCentre: null });
+    expect(await eventTypes(t, c.id)).toEqual(['customer.created', 'customer.updated', 'customer.updated', 'customer.updated']);
   });
 
   it('makes another address the default through PUT', async () => {

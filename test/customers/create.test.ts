@@ -259,8 +259,6 @@ describe('POST /customers validation', () => {
     { name: 'email missing', body: { email: undefined }, path: 'email' },
     { name: 'email not an address', body: { email: 'not-an-email' }, path: 'email' },
     { name: 'email of 256 characters', body: { email: `${text(244)}@example.com` }, path: 'email' },
-    { name: 'countryCode missing', body: { countryCode: undefined }, path: 'countryCode' },
-    { name: 'countryCode null', body: { countryCode: null }, path: 'countryCode' },
     { name: 'countryCode XX (not ISO 3166)', body: { countryCode: 'XX' }, path: 'countryCode' },
     { name: 'countryCode in lower case', body: { countryCode: 'de' }, path: 'countryCode' },
     { name: 'currencyCode not ISO 4217', body: { currencyCode: 'XYZ' }, path: 'currencyCode' },

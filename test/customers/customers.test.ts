@@ -175,7 +175,7 @@ describe('GET /customers/{id}', () => {
 });
 
 describe('PUT /customers/{id}', () => {
-  it('replaces the writable fields and keeps addresses and e-mail addresses', async () => {
+  it('changes the fields sent, keeps the others, and keeps addresses and e-mail addresses', async () => {
     const t = await createTenant();
     const group = await createGroup(t);
     const c = await createCustomer(t, { firstName: 'Anna', phone: '+49 1', companyName: 'Old Co', street: 'Weg', city: 'Köln', invoiceEmail: 'bill@example.com' });
@@ -195,9 +195,10 @@ describe('PUT /customers/{id}', () => {
       countryCode: 'AT',
       firstName: 'Anna-Lena',
       language: 'en',
-      phone: null,
-      companyName: null,
-      businessCustomer: false,
+      // Not sent, so kept (Fynn's PUT semantics, which the n8n node relies on).
+      phone: '+49 1',
+      companyName: 'Old Co',
+      businessCustomer: true,
       vatId: VALID_VAT_ID,
       isVatIdValid: true,
       customerGroup: { id: group.id, name: group.name, description: group.description },
@@ -211,6 +212,29 @@ describe('PUT /customers/{id}', () => {
     const stored = await query<{ email: string }>('SELECT email FROM customer_email_addresses WHERE tenant_id = ? AND type = ?', t.id, 'default');
     expect(stored).toEqual([{ email: 'new.anna@example.com' }]);
     expect(await eventTypes(t, c.id)).toEqual(['customer.created', 'customer.updated']);
+  });
+
+  it('null clears a field sent, or restores its default; an empty string counts as null', async () => {
+    const t = await createTenant();
+    const c = await createCustomer(t, { firstName: 'Anna', phone: '+49 1', companyName: 'Old Co', language: 'en', gender: 'female' });
+    const res = await put(t, `/customers/${c.id}`, { phone: null, companyName: '', language: null, gender: '' });
+    expectStatus(res, 200);
+    expect(res.body).toMatchObject({ firstName: 'Anna', phone: null, companyName: null, businessCustomer: false, language: 'de', gender: null, email: c.email });
+  });
+
+  it.each([
+    { name: 'removing the required countryCode', body: { countryCode: null }, path: 'countryCode' },
+    { name: 'removing the required email', body: { email: null }, path: 'email' },
+    { name: 'an invalid e-mail', body: { email: 'nope' }, path: 'email' },
+    { name: 'an unknown field', body: { nickname: 'x' }, path: 'nickname' },
+    { name: 'a field of the representation', body: { id: 'x' }, path: 'id' },
+  ])('422 for $name, and nothing changes', async ({ body, path }) => {
+    const t = await createTenant();
+    const c = await createCustomer(t, { firstName: 'Anna' });
+    const before = (await get(t, `/customers/${c.id}`)).body;
+    expect422(await put(t, `/customers/${c.id}`, body), [path]);
+    expect((await get(t, `/customers/${c.id}`)).body).toEqual(before);
+    expect(await eventTypes(t, c.id)).toEqual(['customer.created']);
   });
 
   it('422 for an invalid body and changes nothing', async () => {
@@ -338,15 +362,20 @@ describe('PATCH /customers/{id} (merge patch)', () => {
     expect((await get(t, '/customers?email=old@example.com')).body.data).toEqual([]);
   });
 
-  it.each([
-    { name: 'application/json', contentType: 'application/json' },
-    { name: 'text/plain', contentType: 'text/plain' },
-  ])('415 for a body sent as $name', async ({ contentType }) => {
+  it('415 for a body sent as text/plain', async () => {
     const t = await createTenant();
     const c = await createCustomer(t, { firstName: 'Anna' });
-    const res = await api(`/customers/${c.id}`, { token: t.key, method: 'PATCH', body: { firstName: 'Berta' }, contentType });
+    const res = await api(`/customers/${c.id}`, { token: t.key, method: 'PATCH', body: { firstName: 'Berta' }, contentType: 'text/plain' });
     expectProblem(res, 415);
     expect((await get(t, `/customers/${c.id}`)).body.firstName).toBe('Anna');
+  });
+
+  it('reads a body sent as application/json as a merge patch (as the n8n node sends every PATCH)', async () => {
+    const t = await createTenant();
+    const c = await createCustomer(t, { firstName: 'Anna', lastName: 'Berg' });
+    const res = await api(`/customers/${c.id}`, { token: t.key, method: 'PATCH', body: { firstName: 'Berta', lastName: null }, contentType: 'application/json' });
+    expectStatus(res, 200);
+    expect(res.body).toMatchObject({ firstName: 'Berta', lastName: null });
   });
 
   it('404 for an unknown customer', async () => {

@@ -50,7 +50,7 @@ describe('problem+json errors', () => {
   it.each([
     ['POST with text/plain', 'POST', '/customers', 'text/plain'],
     ['POST without content type', 'POST', '/customers', undefined],
-    ['PATCH with application/json', 'PATCH', '/settings', 'application/json'],
+    ['PATCH with text/plain', 'PATCH', '/settings', 'text/plain'],
     ['PUT with form encoding', 'PUT', '/test-clock', 'application/x-www-form-urlencoded'],
   ])('415 for %s', async (_name, method, path, contentType) => {
     const t = await createTenant();

@@ -344,7 +344,7 @@ describe('invoice address and payment method', () => {
       'paymentMethodId: not_found',
     ]);
     expectProblem(
-      await refusedUnchanged(t, storedSubscription(t, sub.id), () => api(`/subscriptions/${sub.id}/payment-method`, { token: t.key, method: 'PATCH', body: { paymentMethodId: sepa }, contentType: 'application/json' })),
+      await refusedUnchanged(t, storedSubscription(t, sub.id), () => api(`/subscriptions/${sub.id}/payment-method`, { token: t.key, method: 'PATCH', body: { paymentMethodId: sepa }, contentType: 'text/plain' })),
       415,
     );
     expect(paths(await refusedUnchanged(t, storedSubscription(t, sub.id), () => patch(t, `/subscriptions/${sub.id}/payment-method`, { paymentMethodId: sepa, colour: 'red' })))).toEqual(['colour']);

@@ -81,3 +81,23 @@ export const customerSessions = sqliteTable(
   },
   (t) => [uniqueIndex('customer_sessions_hash_uq').on(t.refreshTokenHash), index('customer_sessions_family_idx').on(t.familyId)],
 );
+
+/**
+ * The customer's current one-time login code (POST /public/customer/request-otp): only its keyed
+ * hash is stored, with its expiry and the wrong attempts so far; `codeHash` is null once used. The
+ * window columns count the codes sent per hour, so requests cannot flood a customer's mailbox.
+ */
+export const customerOtpCodes = sqliteTable(
+  'customer_otp_codes',
+  {
+    tenantId: text('tenant_id').notNull(),
+    customerId: text('customer_id').notNull(),
+    codeHash: text('code_hash'),
+    expiresAt: text('expires_at').notNull(),
+    attempts: integer('attempts').notNull(),
+    windowStartedAt: text('window_started_at').notNull(),
+    codesInWindow: integer('codes_in_window').notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.customerId] })],
+);

@@ -4,7 +4,7 @@ import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '..
 import { collectionSchema, paginationQuery } from '../../http/pagination';
 import { AddressSchema } from '../../schemas/customers';
 import { createAddress, deleteAddress, getAddress, listAddresses, updateAddress } from '../../services/customers/addresses';
-import { addressParams, AddressWriteSchema, customerParams as params } from './requests';
+import { addressParams, AddressUpdateSchema, AddressWriteSchema, customerParams as params } from './requests';
 
 const tags = ['Customers'];
 
@@ -61,8 +61,9 @@ customerAddressRoutes.openapi(
     path: '/customers/{id}/addresses/{addressId}',
     access: 'customer:write',
     tags,
-    summary: 'Replace an address',
-    request: { params: addressParams, body: jsonBody(AddressWriteSchema) },
+    summary: 'Update an address',
+    description: 'The fields sent change; fields not sent keep their values.',
+    request: { params: addressParams, body: jsonBody(AddressUpdateSchema) },
     responses: { 200: jsonResponse(AddressSchema, 'The address') },
   }),
   async (c) => {

@@ -5,10 +5,20 @@ import { createRouter, defineRoute, jsonBody, jsonResponse, mergePatchBody, noCo
 import { collectionSchema } from '../../http/pagination';
 import { CustomerSchema } from '../../schemas/customers';
 import { createCustomer } from '../../services/customers/create';
-import { customerListQuery, listCustomers, loadCustomer } from '../../services/customers/read';
+import { deleteCustomer } from '../../services/customers/delete';
+import { customerListQuery, listCustomers } from '../../services/customers/list';
+import { loadCustomer } from '../../services/customers/read';
 import { renderCustomer } from '../../services/customers/render';
-import { deleteCustomer, setCustomerPartner, setCustomerStatus, updateCustomer, writableCustomer } from '../../services/customers/update';
-import { CustomerCreateSchema, CustomerPatchSchema, CustomerUpdateSchema, customerParams as params, PartnerBodySchema } from './requests';
+import { customerWithChanges, setCustomerPartner, setCustomerStatus, updateCustomer, writableCustomer } from '../../services/customers/update';
+import {
+  CustomerCreateSchema,
+  CustomerPatchSchema,
+  CustomerUpdateSchema,
+  CustomerWritableSchema,
+  customerParams as params,
+  datevIdAsLedgerId,
+  PartnerBodySchema,
+} from './requests';
 
 const tags = ['Customers'];
 
@@ -21,6 +31,7 @@ customerRoutes.openapi(
     access: 'customer:read',
     tags,
     summary: 'List customers',
+    description: 'Unknown query parameters are refused (400).',
     request: { query: customerListQuery },
     responses: { 200: jsonResponse(collectionSchema(CustomerSchema, 'CustomerCollection'), 'A page of customers') },
   }),
@@ -60,12 +71,20 @@ customerRoutes.openapi(
     path: '/customers/{id}',
     access: 'customer:write',
     tags,
-    summary: 'Replace a customer',
-    description: 'Addresses and e-mail addresses change through their own sub-resources.',
+    summary: 'Update a customer',
+    description:
+      'The fields sent change (null clears a field, or restores its default); fields not sent keep their values, and ' +
+      '`customFields` merge member by member. Addresses and e-mail addresses change through their own sub-resources.',
     request: { params, body: jsonBody(CustomerUpdateSchema) },
     responses: { 200: jsonResponse(CustomerSchema, 'The updated customer') },
   }),
-  async (c) => c.json(await updateCustomer(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 200),
+  async (c) => {
+    const ctx = serviceContext(c);
+    const customerId = c.req.valid('param').id;
+    // The changes apply to the customer as read, and the update is guarded by that read.
+    const read = await loadCustomer(ctx, customerId);
+    return c.json(await updateCustomer(ctx, customerId, customerWithChanges(read, c.req.valid('json')), read), 200);
+  },
 );
 
 customerRoutes.openapi(
@@ -83,7 +102,7 @@ customerRoutes.openapi(
     const customerId = c.req.valid('param').id;
     // The patch applies to the customer as read, and the update is guarded by that read.
     const read = await loadCustomer(ctx, customerId);
-    const parsed = CustomerUpdateSchema.safeParse(applyMergePatch(writableCustomer(read), c.req.valid('json')));
+    const parsed = CustomerWritableSchema.safeParse(applyMergePatch(writableCustomer(read), datevIdAsLedgerId(c.req.valid('json'))));
     if (!parsed.success) throw ApiError.validation(zodViolations(parsed.error));
     return c.json(await updateCustomer(ctx, customerId, parsed.data, read), 200);
   },
@@ -95,7 +114,8 @@ customerRoutes.openapi(
     path: '/customers/{id}',
     access: 'customer:write',
     tags,
-    summary: 'Delete a customer without documents',
+    summary: 'Delete a customer that nothing refers to',
+    description: 'Refused (409) while invoices, subscriptions, partner clients, reserved price plans, coupon redemptions or entitlements refer to the customer; archive it instead.',
     request: { params },
     responses: { 204: noContent },
   }),

@@ -4,7 +4,7 @@ import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '..
 import { collectionSchema, paginationQuery } from '../../http/pagination';
 import { EmailAddressSchema } from '../../schemas/customers';
 import { createEmail, deleteEmail, getEmail, listEmails, updateEmail } from '../../services/customers/addresses';
-import { customerParams as params, emailParams, EmailWriteSchema } from './requests';
+import { customerParams as params, emailParams, EmailUpdateSchema, EmailWriteSchema } from './requests';
 
 const tags = ['Customers'];
 
@@ -61,8 +61,9 @@ customerEmailRoutes.openapi(
     path: '/customers/{id}/email-addresses/{emailId}',
     access: 'customer:write',
     tags,
-    summary: 'Replace an e-mail address',
-    request: { params: emailParams, body: jsonBody(EmailWriteSchema) },
+    summary: 'Update an e-mail address',
+    description: 'The fields sent change; fields not sent keep their values.',
+    request: { params: emailParams, body: jsonBody(EmailUpdateSchema) },
     responses: { 200: jsonResponse(EmailAddressSchema, 'The e-mail address') },
   }),
   async (c) => {

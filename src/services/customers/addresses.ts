@@ -1,8 +1,8 @@
-import { and, eq, ne } from 'drizzle-orm';
+import { and, eq, ne, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { isUniqueViolation } from '../../db/client';
+import { isUniqueViolation, requireCondition } from '../../db/client';
 import { nextUpdatedAt } from '../../db/commit';
-import { customerAddresses, customerEmailAddresses } from '../../db/schema';
+import { customerAddresses, customerEmailAddresses, subscriptions } from '../../db/schema';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { collection, type Page } from '../../http/pagination';
@@ -97,9 +97,20 @@ export async function createAddress(ctx: ServiceContext, customerId: string, inp
   return resource;
 }
 
-export async function updateAddress(ctx: ServiceContext, customerId: string, addressId: string, input: AddressWrite) {
+/** PUT keeps the fields not sent (docs/decisions.md, Customers). */
+function addressWithChanges(current: AddressResource, changes: Partial<AddressWrite>): AddressWrite {
+  const { id: _id, ...writable } = current;
+  return { ...writable, ...definedOnly(changes) };
+}
+
+function definedOnly<T extends object>(changes: Partial<T>): Partial<T> {
+  return Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+export async function updateAddress(ctx: ServiceContext, customerId: string, addressId: string, changes: Partial<AddressWrite>) {
   const before = await loadCustomer(ctx, customerId);
   const current = find(before.addresses, addressId, 'Address');
+  const input = addressWithChanges(current, changes);
   const v = new Violations();
   checkAddress(input, v);
   const isDefault = input.default ?? current.default;
@@ -107,14 +118,14 @@ export async function updateAddress(ctx: ServiceContext, customerId: string, add
   if (losesDefault) v.add('default', 'The customer needs a default address: make another address the default first.', 'default_required');
   v.throwIfAny();
   const row = { ...addressRow(ctx, customerId, before.row.countryCode, input, input.type, isDefault), id: addressId, status: input.status ?? current.status };
-  const { id: _id, tenantId: _t, customerId: _c, createdAt: _created, ...changes } = row;
+  const { id: _id, tenantId: _t, customerId: _c, createdAt: _created, ...columns } = row;
   const resource = renderAddress(row);
   const statements: BatchItem<'sqlite'>[] = [];
   if (isDefault) statements.push(clearDefaultAddress(ctx, customerId, input.type, addressId));
   statements.push(
     ctx.db
       .update(customerAddresses)
-      .set(changes)
+      .set(columns)
       .where(and(eq(customerAddresses.tenantId, ctx.tenant.id), eq(customerAddresses.customerId, customerId), eq(customerAddresses.id, addressId))),
   );
   await commitAddresses(ctx, before, withDefault(before.addresses, resource), statements);
@@ -127,6 +138,14 @@ export async function deleteAddress(ctx: ServiceContext, customerId: string, add
   if (current.type === 'TYPE_DEFAULT' && current.default) {
     throw ApiError.conflict('The default address cannot be deleted; make another address the default first.', 'default-required');
   }
+  // Subscriptions bill to an address they name; it must not vanish under them (checked again in the batch).
+  const unused = sql`NOT EXISTS (SELECT 1 FROM subscriptions WHERE tenant_id = ${ctx.tenant.id} AND invoice_address_id = ${addressId})`;
+  const billedTo = await ctx.db
+    .select({ id: subscriptions.id })
+    .from(subscriptions)
+    .where(and(eq(subscriptions.tenantId, ctx.tenant.id), eq(subscriptions.invoiceAddressId, addressId)))
+    .get();
+  if (billedTo) throw ApiError.conflict('A subscription bills to this address; give it another invoice address or archive the address instead.', 'address-in-use');
   await commitAddresses(
     ctx,
     before,
@@ -135,6 +154,7 @@ export async function deleteAddress(ctx: ServiceContext, customerId: string, add
       ctx.db
         .delete(customerAddresses)
         .where(and(eq(customerAddresses.tenantId, ctx.tenant.id), eq(customerAddresses.customerId, customerId), eq(customerAddresses.id, addressId))),
+      requireCondition(ctx.db, unused),
     ],
   );
 }
@@ -186,9 +206,11 @@ export async function createEmail(ctx: ServiceContext, customerId: string, input
   return resource;
 }
 
-export async function updateEmail(ctx: ServiceContext, customerId: string, emailId: string, input: EmailWrite) {
+export async function updateEmail(ctx: ServiceContext, customerId: string, emailId: string, changes: Partial<EmailWrite>) {
   const before = await loadCustomer(ctx, customerId);
   const current = find(before.emails, emailId, 'E-mail address');
+  const { id: _id, ...writable } = current;
+  const input: EmailWrite = { ...writable, ...definedOnly(changes) };
   const isDefault = input.default ?? current.default;
   if (current.type === 'default' && current.default && (!isDefault || input.type !== 'default')) {
     throw ApiError.violation('default', 'The customer needs a default e-mail address: make another one the default first.', 'default_required');

@@ -1,6 +1,7 @@
-import { and, eq, ne } from 'drizzle-orm';
+import { and, eq, ne, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
 import { formatNumber } from '../../billing/numbering';
-import { isUniqueViolation } from '../../db/client';
+import { isGuardFailure, isUniqueViolation, requireCondition } from '../../db/client';
 import { insertRows } from '../../db/insert';
 import { contactPersons, customerAddresses, customerEmailAddresses, customerGroups, customers } from '../../db/schema';
 import { insertEvent } from '../../events/outbox';
@@ -52,7 +53,9 @@ export interface AddressInput {
   costCentre: string | null;
 }
 
-export interface CustomerCreateInput extends CustomerFields {
+export interface CustomerCreateInput extends Omit<CustomerFields, 'countryCode'> {
+  /** null: the tenant's country (the n8n node may create a customer from an e-mail alone). */
+  countryCode: string | null;
   street: string | null;
   houseNumber: string | null;
   zip: string | null;
@@ -182,7 +185,20 @@ export function fieldColumns(
   } satisfies Partial<CustomerRow>;
 }
 
-export async function createCustomer(ctx: ServiceContext, input: CustomerCreateInput) {
+/**
+ * Batch steps that keep a written customer row from pointing at nothing: its customer group and
+ * contact person still exist when the batch commits (their deletes check the other way round).
+ */
+export function referenceGuards(ctx: ServiceContext, row: Pick<CustomerRow, 'customerGroupId' | 'contactPersonId'>): BatchItem<'sqlite'>[] {
+  const t = ctx.tenant.id;
+  const guards: BatchItem<'sqlite'>[] = [];
+  if (row.customerGroupId) guards.push(requireCondition(ctx.db, sql`EXISTS (SELECT 1 FROM customer_groups WHERE tenant_id = ${t} AND id = ${row.customerGroupId})`));
+  if (row.contactPersonId) guards.push(requireCondition(ctx.db, sql`EXISTS (SELECT 1 FROM contact_persons WHERE tenant_id = ${t} AND id = ${row.contactPersonId})`));
+  return guards;
+}
+
+export async function createCustomer(ctx: ServiceContext, body: CustomerCreateInput) {
+  const input = { ...body, countryCode: body.countryCode ?? ctx.tenant.countryCode };
   const v = new Violations();
   const { settings, refs } = await checkCustomerFields(ctx, input, v);
   if (input.invoiceAddress) checkAddressVatId(input.invoiceAddress.vatId, 'invoiceAddress.vatId', v);
@@ -242,6 +258,7 @@ export async function createCustomer(ctx: ServiceContext, input: CustomerCreateI
       group: refs.group,
       contact: refs.contact,
       partner: null,
+      paymentMethod: null,
     });
     try {
       await ctx.db.batch([
@@ -249,9 +266,11 @@ export async function createCustomer(ctx: ServiceContext, input: CustomerCreateI
         ...insertRows(ctx.db, customerAddresses, addressRows),
         ...insertRows(ctx.db, customerEmailAddresses, emailRows),
         insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: 'customer.created', resourceId: id, data: resource, now: ctx.now }),
+        ...referenceGuards(ctx, row),
       ]);
       return resource;
     } catch (err) {
+      if (isGuardFailure(err)) throw ApiError.conflict('The customer group or contact person was deleted meanwhile; reload and retry.', 'concurrent-update');
       const mapped = mapUniqueViolation(err, input.customerNumber === null);
       if (mapped === 'retry' && attempt < 5) continue;
       if (mapped instanceof ApiError) throw mapped;

@@ -1,4 +1,6 @@
-import { and, asc, count, eq } from 'drizzle-orm';
+import { and, asc, count, eq, sql } from 'drizzle-orm';
+import { isGuardFailure, requirePreviousChange } from '../../db/client';
+import type { BatchItem } from 'drizzle-orm/batch';
 import { commitGuarded } from '../../db/commit';
 import { contactPersons, customerGroups, customers } from '../../db/schema';
 import { ApiError } from '../../http/errors';
@@ -19,6 +21,16 @@ export function renderGroup(g: GroupRow): CustomerGroupResource {
 
 export function renderContactPerson(p: ContactRow): ContactPersonResource {
   return { id: p.id, firstName: p.firstName, lastName: p.lastName, email: p.email, avatar: p.avatar, createdAt: p.createdAt, updatedAt: p.updatedAt };
+}
+
+/** A DELETE guarded by "still unused"; when it matched nothing, the record is in use (or gone) now. */
+async function guardedDelete(ctx: ServiceContext, statement: BatchItem<'sqlite'>, inUse: string) {
+  try {
+    await ctx.db.batch([statement, requirePreviousChange(ctx.db)]);
+  } catch (err) {
+    if (isGuardFailure(err)) throw ApiError.conflict(inUse, 'in-use');
+    throw err;
+  }
 }
 
 export async function listGroups(ctx: ServiceContext, page: Page) {
@@ -65,7 +77,9 @@ export async function deleteGroup(ctx: ServiceContext, id: string) {
     .from(customers)
     .where(and(eq(customers.tenantId, ctx.tenant.id), eq(customers.customerGroupId, id)));
   if ((members?.n ?? 0) > 0) throw ApiError.conflict(`The group still has ${members!.n} customers.`, 'in-use');
-  await ctx.db.delete(customerGroups).where(groupById(ctx, id));
+  // Checked again in the DELETE: a customer put into the group meanwhile keeps it.
+  const unused = sql`NOT EXISTS (SELECT 1 FROM customers WHERE tenant_id = ${ctx.tenant.id} AND customer_group_id = ${id})`;
+  await guardedDelete(ctx, ctx.db.delete(customerGroups).where(and(groupById(ctx, id), unused)), 'The group got customers meanwhile.');
 }
 
 export async function listContactPersons(ctx: ServiceContext, page: Page) {
@@ -114,5 +128,6 @@ export async function deleteContactPerson(ctx: ServiceContext, id: string) {
     .from(customers)
     .where(and(eq(customers.tenantId, ctx.tenant.id), eq(customers.contactPersonId, id)));
   if ((refs?.n ?? 0) > 0) throw ApiError.conflict(`The contact person is assigned to ${refs!.n} customers.`, 'in-use');
-  await ctx.db.delete(contactPersons).where(contactById(ctx, id));
+  const unused = sql`NOT EXISTS (SELECT 1 FROM customers WHERE tenant_id = ${ctx.tenant.id} AND contact_person_id = ${id})`;
+  await guardedDelete(ctx, ctx.db.delete(contactPersons).where(and(contactById(ctx, id), unused)), 'The contact person was assigned to a customer meanwhile.');
 }

@@ -1,11 +1,10 @@
-import { z } from '@hono/zod-openapi';
-import { and, asc, count, desc, eq, or, sql, type SQL } from 'drizzle-orm';
-import { containsText, type Db, outer } from '../../db/client';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { type Db, outer } from '../../db/client';
 import { customers } from '../../db/schema';
 import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';
-import { collection, pageOffset, paginationQuery, sortDirection } from '../../http/pagination';
-import { type AddressResource, type ContactRef, type CustomerAggregate, type CustomerRow, type EmailResource, type GroupRef, type PartnerRef, renderCustomer } from './render';
+import type { PaymentMethodSummary } from '../../schemas/customers';
+import type { AddressResource, ContactRef, CustomerAggregate, CustomerRow, EmailResource, GroupRef, PartnerRef } from './render';
 
 const bool = (column: string) => sql.raw(`json(CASE WHEN ${column} THEN 'true' ELSE 'false' END)`);
 
@@ -26,9 +25,13 @@ const embedded = {
   partner: sql<string | null>`(SELECT json_object('id', q.id, 'name', coalesce(q.company_name, nullif(trim(coalesce(q.first_name, '') || ' ' || coalesce(q.last_name, '')), ''), q.email),
       'number', q.customer_number, 'email', q.email)
     FROM customers q WHERE q.tenant_id = ${outer(customers.tenantId)} AND q.id = ${outer(customers.partnerId)})`,
+  paymentMethod: sql<string | null>`(SELECT json_object('id', m.id, 'gatewayName', m.gateway_name, 'type', m.type, 'name', m.name, 'status', m.status,
+      'default', ${bool('m.is_default')}, 'enabled', ${bool('m.enabled')})
+    FROM payment_methods m WHERE m.tenant_id = ${outer(customers.tenantId)} AND m.customer_id = ${outer(customers.id)} AND m.is_default = 1
+    ORDER BY m.created_at, m.id LIMIT 1)`,
 };
 
-function selectAggregates(db: Db) {
+export function selectAggregates(db: Db) {
   return db
     .select({
       row: customers,
@@ -37,13 +40,22 @@ function selectAggregates(db: Db) {
       group: embedded.group,
       contact: embedded.contact,
       partner: embedded.partner,
+      paymentMethod: embedded.paymentMethod,
     })
     .from(customers);
 }
 
-type AggregateRecord = { row: CustomerRow; addresses: string; emails: string; group: string | null; contact: string | null; partner: string | null };
+type AggregateRecord = {
+  row: CustomerRow;
+  addresses: string;
+  emails: string;
+  group: string | null;
+  contact: string | null;
+  partner: string | null;
+  paymentMethod: string | null;
+};
 
-function toAggregate(r: AggregateRecord): CustomerAggregate {
+export function toAggregate(r: AggregateRecord): CustomerAggregate {
   return {
     row: r.row,
     addresses: JSON.parse(r.addresses) as AddressResource[],
@@ -51,6 +63,7 @@ function toAggregate(r: AggregateRecord): CustomerAggregate {
     group: r.group ? (JSON.parse(r.group) as GroupRef) : null,
     contact: r.contact ? (JSON.parse(r.contact) as ContactRef) : null,
     partner: r.partner ? (JSON.parse(r.partner) as PartnerRef) : null,
+    paymentMethod: r.paymentMethod ? (JSON.parse(r.paymentMethod) as PaymentMethodSummary) : null,
   };
 }
 
@@ -69,50 +82,4 @@ export async function findCustomerRow(ctx: ServiceContext, id: string): Promise<
   const row = await ctx.db.select().from(customers).where(byId(ctx, id)).get();
   if (!row) throw ApiError.notFound('Customer');
   return row;
-}
-
-/** GET /customers: filters and sort order. */
-export const customerListQuery = z.object({
-  ...paginationQuery,
-  search: z.string().max(255).optional().openapi({ description: 'Matches name, company, e-mail and customer number' }),
-  status: z.enum(['STATUS_ACTIVE', 'STATUS_ARCHIVED', 'STATUS_SUSPENDED']).optional(),
-  customerNumber: z.string().max(255).optional(),
-  email: z.string().max(255).optional(),
-  'order[createdAt]': sortDirection.optional(),
-  'order[customerNumber]': sortDirection.optional(),
-});
-export type CustomerListQuery = z.output<typeof customerListQuery>;
-
-export async function listCustomers(ctx: ServiceContext, q: CustomerListQuery) {
-  const filters: (SQL | undefined)[] = [eq(customers.tenantId, ctx.tenant.id)];
-  // Empty parameters (`?search=`) filter nothing.
-  if (q.status) filters.push(eq(customers.status, q.status));
-  if (q.customerNumber) filters.push(eq(customers.customerNumber, q.customerNumber));
-  if (q.email) filters.push(eq(customers.emailKey, q.email.trim().toLowerCase()));
-  if (q.search) {
-    const text = q.search.trim();
-    filters.push(
-      or(
-        containsText(customers.firstName, text),
-        containsText(customers.lastName, text),
-        containsText(sql`(coalesce(${outer(customers.firstName)}, '') || ' ' || coalesce(${outer(customers.lastName)}, ''))`, text),
-        containsText(customers.companyName, text),
-        containsText(customers.emailKey, text.toLowerCase()),
-        containsText(customers.customerNumber, text),
-      ),
-    );
-  }
-  const where = and(...filters);
-  const order: SQL[] = [];
-  const byNumber = q['order[customerNumber]'];
-  if (byNumber) order.push(byNumber === 'asc' ? asc(customers.customerNumber) : desc(customers.customerNumber));
-  const createdDir = q['order[createdAt]'] ?? 'desc';
-  order.push(createdDir === 'asc' ? asc(customers.createdAt) : desc(customers.createdAt));
-  order.push(createdDir === 'asc' ? asc(customers.id) : desc(customers.id));
-
-  const [[total], rows] = await ctx.db.batch([
-    ctx.db.select({ n: count() }).from(customers).where(where),
-    selectAggregates(ctx.db).where(where).orderBy(...order).limit(q.limit).offset(pageOffset(q)),
-  ]);
-  return collection(rows.map((r) => renderCustomer(toAggregate(r))), total?.n ?? 0, q);
 }

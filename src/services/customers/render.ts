@@ -1,5 +1,5 @@
 import { customerAddresses, customerEmailAddresses, customers } from '../../db/schema';
-import type { AddressResource, CustomerResource, EmailResource } from '../../schemas/customers';
+import type { AddressResource, CustomerResource, EmailResource, PaymentMethodSummary } from '../../schemas/customers';
 
 export type CustomerRow = typeof customers.$inferSelect;
 export type AddressRow = typeof customerAddresses.$inferSelect;
@@ -22,6 +22,8 @@ export interface CustomerAggregate {
   group: GroupRef | null;
   contact: ContactRef | null;
   partner: PartnerRef | null;
+  /** The default among the customer's payment methods. */
+  paymentMethod: PaymentMethodSummary | null;
 }
 
 export function renderAddress(a: AddressRow): AddressResource {
@@ -72,6 +74,7 @@ export function renderCustomer(agg: CustomerAggregate): CustomerResource {
     isVatIdValid: row.isVatIdValid,
     taxExempt: row.taxExempt,
     ledgerId: row.ledgerId,
+    datevId: row.ledgerId,
     commercialRegisterName: row.commercialRegisterName,
     commercialRegisterNumber: row.commercialRegisterNumber,
     status: row.status,
@@ -91,8 +94,7 @@ export function renderCustomer(agg: CustomerAggregate): CustomerResource {
     defaultInvoiceAddress: activeAddresses.find((a) => a.type === 'TYPE_INVOICE' && a.default) ?? defaultAddress,
     defaultEmailAddress: defaultEmail,
     defaultInvoiceEmailAddress: agg.emails.find((e) => e.type === 'invoice' && e.default) ?? defaultEmail,
-    // Payment methods arrive with the payments issue.
-    defaultPaymentMethod: null,
+    defaultPaymentMethod: agg.paymentMethod,
     contactPerson: agg.contact,
     isPartner: row.isPartner,
     partner: agg.partner,

@@ -1,9 +1,8 @@
 import { and, count, eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { isGuardFailure, requirePreviousChange } from '../../db/client';
+import { requireCondition } from '../../db/client';
 import { commitGuarded, nextUpdatedAt } from '../../db/commit';
-import { customerAddresses, customerEmailAddresses, customers, customerSessions, invoices } from '../../db/schema';
-import { insertEvent } from '../../events/outbox';
+import { customerEmailAddresses, customers } from '../../db/schema';
 import type { EventType } from '../../events/catalogue';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
@@ -11,7 +10,8 @@ import { nextSequenceValue } from '../common/sequences';
 import { normalizeVatId } from '../ports/vat-checker';
 import { type CustomerAggregate, type CustomerRow, type PartnerRef, partnerName, renderCustomer } from './render';
 import { byId, findCustomerRow, loadCustomer } from './read';
-import { type CustomerFields, checkCustomerFields, fieldColumns, mapUniqueViolation, vatValidity } from './create';
+import { type CustomerFields, checkCustomerFields, fieldColumns, mapUniqueViolation, referenceGuards, vatValidity } from './create';
+import { partnerUsable } from './guards';
 import type { BillingSettingsResource } from '../../schemas/customers';
 
 /** The writable view of a customer: the body of PUT, and the document a merge patch applies to. */
@@ -39,6 +39,22 @@ export function writableCustomer(agg: CustomerAggregate): CustomerFields {
     customFields: r.customFields,
     isPartner: r.isPartner,
   };
+}
+
+/**
+ * PUT semantics (Fynn's, which the n8n node relies on): the fields sent replace their values, the
+ * others keep theirs. `customFields` merges member by member, as in a merge patch: n8n sends `{}`
+ * whenever the option is added, which must not wipe the customer's values.
+ */
+export function customerWithChanges(agg: CustomerAggregate, changes: Partial<CustomerFields>): CustomerFields {
+  const base = writableCustomer(agg);
+  const sent = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)) as Partial<CustomerFields>;
+  const merged: CustomerFields = { ...base, ...sent };
+  if (sent.customFields) {
+    const members = Object.entries({ ...(base.customFields ?? {}), ...sent.customFields }).filter(([, v]) => v !== null);
+    merged.customFields = members.length === 0 && base.customFields === null ? null : Object.fromEntries(members);
+  }
+  return merged;
 }
 
 /**
@@ -107,7 +123,14 @@ export async function updateCustomer(ctx: ServiceContext, id: string, input: Cus
       ),
     );
   try {
-    return await commitCustomerChange(ctx, before, row, 'customer.updated', [syncEmail], { emails, group: refs.group, contact: refs.contact });
+    const guards = referenceGuards(ctx, row);
+    // A partner switched off keeps no clients, also none assigned meanwhile.
+    if (before.row.isPartner && !row.isPartner) guards.push(requireCondition(ctx.db, sql`NOT EXISTS (SELECT 1 FROM customers WHERE tenant_id = ${ctx.tenant.id} AND partner_id = ${id})`));
+    return await commitCustomerChange(ctx, before, row, 'customer.updated', [syncEmail, ...guards], {
+      emails,
+      group: refs.group,
+      contact: refs.contact,
+    });
   } catch (err) {
     const mapped = mapUniqueViolation(err, false);
     if (mapped instanceof ApiError) throw mapped;
@@ -144,7 +167,9 @@ export async function setCustomerPartner(ctx: ServiceContext, id: string, partne
     partner = { id: p!.id, name: partnerName(p!), number: p!.customerNumber, email: p!.email };
   }
   const row: CustomerRow = { ...before.row, partnerId, updatedAt: nextUpdatedAt(ctx.now, before.row.updatedAt) };
-  return commitCustomerChange(ctx, before, row, 'customer.updated', [], { partner });
+  // The partner is checked again in the batch: deleted or changed meanwhile, it is refused (409).
+  const guards = partnerId === null ? [] : [requireCondition(ctx.db, partnerUsable(ctx.tenant.id, partnerId))];
+  return commitCustomerChange(ctx, before, row, 'customer.updated', guards, { partner });
 }
 
 export async function getBillingSettings(ctx: ServiceContext, id: string): Promise<BillingSettingsResource> {
@@ -160,32 +185,6 @@ export async function updateBillingSettings(ctx: ServiceContext, id: string, pat
   const row: CustomerRow = { ...before.row, requiresManualInvoiceApproval: value, updatedAt: nextUpdatedAt(ctx.now, before.row.updatedAt) };
   await commitCustomerChange(ctx, before, row, 'customer.updated');
   return { requiresManualInvoiceApproval: value };
-}
-
-export async function deleteCustomer(ctx: ServiceContext, id: string) {
-  const before = await loadCustomer(ctx, id);
-  const [documents, dependants] = await ctx.db.batch([
-    ctx.db.select({ n: count() }).from(invoices).where(and(eq(invoices.tenantId, ctx.tenant.id), eq(invoices.customerId, id))),
-    ctx.db.select({ n: count() }).from(customers).where(and(eq(customers.tenantId, ctx.tenant.id), eq(customers.partnerId, id))),
-  ]);
-  if ((documents[0]?.n ?? 0) > 0) throw ApiError.conflict('The customer has documents and cannot be deleted; archive it instead.', 'has-documents');
-  if ((dependants[0]?.n ?? 0) > 0) throw ApiError.conflict('The customer is the partner of other customers; unassign them first.', 'partner-in-use');
-
-  const tenantId = ctx.tenant.id;
-  // The guard repeats the document check inside the batch: an invoice written meanwhile keeps the customer.
-  try {
-    await ctx.db.batch([
-      ctx.db.delete(customers).where(and(byId(ctx, id), sql`NOT EXISTS (SELECT 1 FROM invoices WHERE tenant_id = ${tenantId} AND customer_id = ${id})`)),
-      requirePreviousChange(ctx.db),
-      insertEvent(ctx.db, { tenantId, type: 'customer.deleted', resourceId: id, data: { id, customerNumber: before.row.customerNumber }, now: ctx.now }),
-      ctx.db.delete(customerAddresses).where(and(eq(customerAddresses.tenantId, tenantId), eq(customerAddresses.customerId, id))),
-      ctx.db.delete(customerEmailAddresses).where(and(eq(customerEmailAddresses.tenantId, tenantId), eq(customerEmailAddresses.customerId, id))),
-      ctx.db.delete(customerSessions).where(and(eq(customerSessions.tenantId, tenantId), eq(customerSessions.customerId, id))),
-    ]);
-  } catch (err) {
-    if (isGuardFailure(err)) throw ApiError.conflict('The customer has documents and cannot be deleted; archive it instead.', 'has-documents');
-    throw err;
-  }
 }
 
 export { commitCustomerChange };

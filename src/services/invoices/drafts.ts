@@ -3,7 +3,7 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import { lineNet, positionTotals } from '../../billing/invoice-totals';
 import { Dec, toMinorUnitsSafe } from '../../billing/money';
 import { resolveTax, TaxRateUnavailableError } from '../../billing/tax';
-import { isGuardFailure, requirePreviousChange, tenantRowsById, runBatch } from '../../db/client';
+import { isGuardFailure, requireCondition, requirePreviousChange, tenantRowsById, runBatch } from '../../db/client';
 import { insertRows } from '../../db/insert';
 import { customerAddresses, customers, invoicePositions, invoices, taxGroups } from '../../db/schema';
 import { insertEvent } from '../../events/outbox';
@@ -11,6 +11,7 @@ import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { newId } from '../../lib/ids';
 import { renderAddress } from '../customers/render';
+import { customerExists } from '../customers/guards';
 import { taxOverrides } from '../catalogue/taxes';
 import { type CustomerRow, type InvoiceType, type PositionRow, renderInvoice } from './render';
 import { type NewInvoiceFields, newInvoiceRow } from './row';
@@ -179,7 +180,14 @@ export async function createDraft(ctx: ServiceContext, input: DraftInput, type: 
   const resource = renderInvoice({ row, positions, customer });
   const statements: BatchItem<'sqlite'>[] = [ctx.db.insert(invoices).values(row), insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: 'invoice.created', resourceId: id, data: resource, now: ctx.now })];
   statements.push(...insertRows(ctx.db, invoicePositions, positions));
-  await runBatch(ctx.db, statements);
+  // A customer deleted meanwhile must not be left with an invoice (its delete checks the other way).
+  statements.push(requireCondition(ctx.db, customerExists(ctx.tenant.id, customer.id)));
+  try {
+    await runBatch(ctx.db, statements);
+  } catch (err) {
+    if (isGuardFailure(err)) throw ApiError.violation('customer', 'No such customer.', 'not_found');
+    throw err;
+  }
   return resource;
 }
 

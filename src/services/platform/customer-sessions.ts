@@ -1,6 +1,6 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { SignJWT } from 'jose';
-import { isGuardFailure, requirePreviousChange, type Db } from '../../db/client';
+import { isGuardFailure, requireCondition, requirePreviousChange, type Db } from '../../db/client';
 import { customers, customerSessions } from '../../db/schema';
 import type { Env } from '../../env';
 import { ApiError } from '../../http/errors';
@@ -9,6 +9,7 @@ import { systemNow } from '../../lib/clock';
 import { sha256Hex } from '../../lib/crypto';
 import { newId, randomToken } from '../../lib/ids';
 import type { CustomerSession, CustomerTokens } from '../../schemas/platform';
+import { customerExists } from '../customers/guards';
 
 export const JWT_ISSUER = 'edge-billing';
 export const JWT_AUDIENCE = 'edge-billing:customer';
@@ -50,18 +51,14 @@ async function issueTokens(env: Env, tenantId: string, customerId: string, famil
   return { accessToken, refreshToken, expiresIn: accessTtl, session };
 }
 
-/** Opens a customer session for the customer-facing area: a short-lived JWT and a rotating refresh token. */
-export async function authenticateCustomer(ctx: ServiceContext, customerId: string, origin: string): Promise<CustomerSession> {
-  const customer = await ctx.db
-    .select({ id: customers.id, status: customers.status })
-    .from(customers)
-    .where(and(eq(customers.tenantId, ctx.tenant.id), eq(customers.id, customerId)))
-    .get();
-  if (!customer) throw ApiError.notFound('Customer');
-  if (customer.status !== 'STATUS_ACTIVE') throw ApiError.conflict('Only active customers can sign in.');
-  const tokens = await issueTokens(ctx.env, ctx.tenant.id, customerId, newId());
-  await ctx.db.insert(customerSessions).values(tokens.session);
-  return {
+/**
+ * A new session of a customer: the response (a short-lived JWT, a rotating refresh token and the
+ * customer-area link) and the session row to insert with it. Shared by POST /customers/{id}/authenticate
+ * and the OTP login.
+ */
+export async function newCustomerSession(env: Env, tenantId: string, customerId: string, origin: string) {
+  const tokens = await issueTokens(env, tenantId, customerId, newId());
+  const response: CustomerSession = {
     data: {
       accessToken: tokens.accessToken,
       refreshToken: tokens.refreshToken,
@@ -71,6 +68,27 @@ export async function authenticateCustomer(ctx: ServiceContext, customerId: stri
       customerAreaLink: `${origin}/customer-area#accessToken=${tokens.accessToken}`,
     },
   };
+  return { response, row: tokens.session };
+}
+
+/** Opens a customer session for the customer-facing area: a short-lived JWT and a rotating refresh token. */
+export async function authenticateCustomer(ctx: ServiceContext, customerId: string, origin: string): Promise<CustomerSession> {
+  const customer = await ctx.db
+    .select({ id: customers.id, status: customers.status })
+    .from(customers)
+    .where(and(eq(customers.tenantId, ctx.tenant.id), eq(customers.id, customerId)))
+    .get();
+  if (!customer) throw ApiError.notFound('Customer');
+  if (customer.status !== 'STATUS_ACTIVE') throw ApiError.conflict('Only active customers can sign in.');
+  const session = await newCustomerSession(ctx.env, ctx.tenant.id, customerId, origin);
+  // The customer must still exist when the session is written (a concurrent delete would orphan it).
+  try {
+    await ctx.db.batch([ctx.db.insert(customerSessions).values(session.row), requireCondition(ctx.db, customerExists(ctx.tenant.id, customerId))]);
+  } catch (err) {
+    if (isGuardFailure(err)) throw ApiError.notFound('Customer');
+    throw err;
+  }
+  return session.response;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { formatNumber } from '../../billing/numbering';
-import { isUniqueViolation, outer, runBatch } from '../../db/client';
+import { isGuardFailure, isUniqueViolation, outer, requireCondition, runBatch } from '../../db/client';
 import { insertRows } from '../../db/insert';
 import { appliedDiscounts, billingGroups, coupons, customerAddresses, customers, paymentMethods, plans, pricePlans, products, subscriptionItems, subscriptions } from '../../db/schema';
 import { insertEvent } from '../../events/outbox';
@@ -9,6 +9,7 @@ import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { newId } from '../../lib/ids';
 import { checkCustomFieldValues, selectCustomFieldDefinitions } from '../customers/custom-fields';
+import { customerExists } from '../customers/guards';
 import { nextSequenceValue } from '../common/sequences';
 import { type ItemAggregate, type ItemRow, type SubscriptionAggregate, type SubscriptionRow, renderSubscription } from './aggregate';
 
@@ -242,12 +243,15 @@ export async function createSubscription(ctx: ServiceContext, input: Subscriptio
     ctx.db.insert(subscriptions).values(row),
     ...insertRows(ctx.db, subscriptionItems, items),
     insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: 'subscription.created', resourceId: id, data: resource, now: ctx.now }),
+    // A customer deleted meanwhile must not be left with a subscription (its delete checks the other way).
+    requireCondition(ctx.db, customerExists(ctx.tenant.id, row.customerId)),
   ];
   statements.push(...insertRows(ctx.db, appliedDiscounts, discounts.map((d) => d.d)));
   try {
     await runBatch(ctx.db, statements);
   } catch (err) {
     if (isUniqueViolation(err, 'number')) throw ApiError.violation('number', 'Another subscription already has this number.', 'not_unique');
+    if (isGuardFailure(err)) throw ApiError.violation('customer', 'No such customer.', 'not_found');
     throw err;
   }
   return resource;
