@@ -28,24 +28,29 @@ const addressFields = {
   addition: optionalText(2, 255),
 };
 
-export const AddressInputSchema = z
-  .strictObject({
-    ...addressFields,
-    countryCode: countryCode.nullable().optional().transform((v) => v ?? null),
-    companyName: optionalText(2, 255),
-    salutation: nullableEnum(['Firma', 'Herr', 'Frau']),
-    firstName: optionalText(2, 255),
-    lastName: optionalText(2, 255),
-    vatId: optionalText(2, 255),
-    costCentre: optionalText(1, 255),
-  })
-  .openapi('AddressInput');
+const addressInputFields = {
+  ...addressFields,
+  countryCode: countryCode.nullable().optional().transform((v) => v ?? null),
+  companyName: optionalText(2, 255),
+  salutation: nullableEnum(['Firma', 'Herr', 'Frau']),
+  firstName: optionalText(2, 255),
+  lastName: optionalText(2, 255),
+  vatId: optionalText(2, 255),
+  costCentre: optionalText(1, 255),
+};
 
-export const AddressWriteSchema = AddressInputSchema.extend({
-  type: z.enum(['TYPE_DEFAULT', 'TYPE_INVOICE']),
-  default: z.boolean().nullable().optional().transform((v) => v ?? null),
-  status: nullableEnum(['active', 'archived']),
-}).openapi('AddressWrite');
+export const AddressInputSchema = z.strictObject(addressInputFields).openapi('AddressInput');
+
+// One closed object, not an extension of AddressInput: the generator would write `allOf` of two
+// closed schemas, which no body satisfies.
+export const AddressWriteSchema = z
+  .strictObject({
+    ...addressInputFields,
+    type: z.enum(['TYPE_DEFAULT', 'TYPE_INVOICE']),
+    default: z.boolean().nullable().optional().transform((v) => v ?? null),
+    status: nullableEnum(['active', 'archived']),
+  })
+  .openapi('AddressWrite');
 
 export const EmailWriteSchema = z
   .strictObject({
