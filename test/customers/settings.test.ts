@@ -82,11 +82,13 @@ describe('settings', () => {
     expect422(res, ['settings[0].key', 'settings[1].value', 'settings[2].value']);
   });
 
-  it('PATCH /settings: 415 for application/json', async () => {
+  it('PATCH /settings: application/json is a merge patch too, 415 for text/plain', async () => {
     const t = await createTenant();
-    const res = await api('/settings', { token: t.key, method: 'PATCH', body: { settings: [{ key: 'dunning.enabled', value: false }] }, contentType: 'application/json' });
-    expectProblem(res, 415);
+    const body = { settings: [{ key: 'dunning.enabled', value: false }] };
+    expectProblem(await api('/settings', { token: t.key, method: 'PATCH', rawBody: JSON.stringify(body), contentType: 'text/plain' }), 415);
     expect((await get(t, '/settings')).body.settings).toContainEqual({ key: 'dunning.enabled', value: true });
+    expectStatus(await api('/settings', { token: t.key, method: 'PATCH', body, contentType: 'application/json' }), 200);
+    expect((await get(t, '/settings')).body.settings).toContainEqual({ key: 'dunning.enabled', value: false });
   });
 
   describe('customer billing settings', () => {
@@ -127,7 +129,7 @@ describe('settings', () => {
       expect(await eventTypes(t, c.id)).toEqual(['customer.created']);
     });
 
-    it('404 for an unknown customer, 415 for application/json', async () => {
+    it('404 for an unknown customer, 415 for text/plain', async () => {
       const t = await createTenant();
       const c = await createCustomer(t);
       expectProblem(await get(t, '/customers/unknown-id/settings/billing'), 404);
@@ -135,8 +137,8 @@ describe('settings', () => {
       const res = await api(`/customers/${c.id}/settings/billing`, {
         token: t.key,
         method: 'PATCH',
-        body: { requiresManualInvoiceApproval: true },
-        contentType: 'application/json',
+        rawBody: JSON.stringify({ requiresManualInvoiceApproval: true }),
+        contentType: 'text/plain',
       });
       expectProblem(res, 415);
     });
