@@ -1,10 +1,11 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { jwtVerify } from 'jose';
 import type { MiddlewareHandler } from 'hono';
-import { apiKeys, tenants } from '../db/schema';
+import { apiKeys, customers, tenants } from '../db/schema';
 import { sha256Hex, timingSafeEqual } from '../lib/crypto';
 import { systemNow, tenantNow } from '../lib/clock';
 import { ApiError } from './errors';
+import { hasPermission } from './permissions';
 import type { AppEnv, Principal } from './context';
 import { jwtKey, JWT_AUDIENCE, JWT_ISSUER } from '../services/platform/customer-sessions';
 
@@ -24,12 +25,6 @@ function bearer(header: string | undefined): string | undefined {
   return m?.[1];
 }
 
-export function hasPermission(granted: string[], required: string): boolean {
-  if (granted.includes('*') || granted.includes(required)) return true;
-  // Write implies read on the same resource.
-  const [resource, action] = required.split(':');
-  return action === 'read' && granted.includes(`${resource}:write`);
-}
 
 async function authenticateApiKey(c: Parameters<MiddlewareHandler<AppEnv>>[0], key: string): Promise<Principal> {
   const hash = await sha256Hex(key);
@@ -53,8 +48,17 @@ async function authenticateCustomerToken(c: Parameters<MiddlewareHandler<AppEnv>
     throw ApiError.unauthorized('The access token is invalid or has expired.');
   }
   if (claims.role !== 'customer' || typeof claims.tid !== 'string' || typeof claims.sub !== 'string') throw ApiError.unauthorized();
-  const tenant = await c.var.db.select().from(tenants).where(eq(tenants.id, claims.tid)).get();
-  if (!tenant) throw ApiError.unauthorized();
+  // The customer is checked on every use: a token of a customer archived (or deleted) since it was
+  // issued stops working at once instead of when it expires.
+  const row = await c.var.db
+    .select({ tenant: tenants, status: customers.status })
+    .from(tenants)
+    .leftJoin(customers, and(eq(customers.tenantId, tenants.id), eq(customers.id, claims.sub)))
+    .where(eq(tenants.id, claims.tid))
+    .get();
+  if (!row) throw ApiError.unauthorized();
+  if (row.status !== 'STATUS_ACTIVE') throw ApiError.unauthorized('The customer of this access token is not active.');
+  const tenant = row.tenant;
   c.set('tenant', tenant);
   return { kind: 'customer', customerId: claims.sub };
 }

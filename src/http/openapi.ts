@@ -5,6 +5,7 @@ import type { Permission } from './permissions';
 import type { AppEnv } from './context';
 import { ApiError, zodViolations } from './errors';
 import { idempotency } from './idempotency';
+import { runInRequestScope } from './request-scope';
 import { ProblemSchema } from '../schemas/problems';
 
 const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: ProblemSchema } } });
@@ -34,6 +35,33 @@ export function createRouter() {
 
 type Access = Permission | 'public' | 'admin';
 
+/** Validation and handler run in the tenant's request scope (its time zone reads offsetless date-times). */
+const tenantScope: MiddlewareHandler<AppEnv> = (c, next) => {
+  const tenant = c.var.tenant;
+  return tenant ? runInRequestScope({ timeZone: tenant.timeZone }, next) : next();
+};
+
+/**
+ * Refuses query parameters the route does not declare (400), so a misspelt or unsupported filter
+ * never silently returns the unfiltered list. Keys are compared as decoded, so a route accepts
+ * `customerGroup[name]` by declaring that key in its query object, whether the client sends the
+ * brackets plain or percent-encoded (docs/decisions.md, HTTP conventions).
+ */
+function knownQueryOnly(query: unknown): MiddlewareHandler<AppEnv> {
+  if (query !== undefined && !(query instanceof z.ZodObject)) throw new Error('A route query must be a z.object, so its parameters are known.');
+  const known = new Set(query ? Object.keys(query.shape) : []);
+  return async (c, next) => {
+    const unknown = Object.keys(c.req.queries()).filter((name) => !known.has(name));
+    if (unknown.length) {
+      throw ApiError.badRequest(
+        `Unknown query parameter${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}.`,
+        unknown.map((name) => ({ propertyPath: name, message: 'This query parameter is not supported here.', code: 'unknown_parameter' })),
+      );
+    }
+    return next();
+  };
+}
+
 /**
  * Declares a route with its access rule. Authorization (and, for POST and PUT, the
  * Idempotency-Key handling) is attached here, so no route can be registered without it.
@@ -42,7 +70,7 @@ export function defineRoute<const R extends Omit<RouteConfig, 'middleware' | 'se
   config: R & { access: Access; customerSelf?: string; customerScoped?: boolean },
 ) {
   const { access, customerSelf, customerScoped, ...rest } = config;
-  const middleware: MiddlewareHandler<AppEnv>[] = [authorize({ access, customerSelf, customerScoped })];
+  const middleware: MiddlewareHandler<AppEnv>[] = [authorize({ access, customerSelf, customerScoped }), tenantScope, knownQueryOnly(rest.request?.query)];
   if (rest.method === 'post' || rest.method === 'put') middleware.push(idempotency);
   const route = {
     ...rest,

@@ -12,7 +12,10 @@ export function queryInt(min: number, max: number, fallback: number) {
 }
 
 export const paginationQuery = {
-  page: queryInt(1, 1_000_000, 1).openapi({ param: { name: 'page', in: 'query' }, type: 'integer', minimum: 1, default: 1 }),
+  // page=0 is the first page: n8n's "Return All" starts counting at 0 (docs/decisions.md, Foundations).
+  page: queryInt(0, 1_000_000, 1)
+    .transform((p) => Math.max(p, 1))
+    .openapi({ param: { name: 'page', in: 'query' }, type: 'integer', minimum: 0, default: 1, description: 'Pages count from 1; 0 is read as 1.' }),
   limit: queryInt(0, 100, 30).openapi({ param: { name: 'limit', in: 'query' }, type: 'integer', minimum: 0, maximum: 100, default: 30 }),
 };
 

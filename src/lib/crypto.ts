@@ -21,3 +21,53 @@ export async function hmacSha256Hex(key: Uint8Array, message: string): Promise<s
   const mac = await crypto.subtle.sign('HMAC', k, encoder.encode(message));
   return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
+
+const sealingKeys = new Map<string, Promise<CryptoKey>>();
+
+/** An AES-256-GCM key derived (HKDF-SHA256) from a server secret for one purpose. */
+function sealingKey(secret: string, purpose: string): Promise<CryptoKey> {
+  const id = `${purpose}\n${secret}`;
+  let key = sealingKeys.get(id);
+  if (!key) {
+    key = crypto.subtle
+      .importKey('raw', encoder.encode(secret), 'HKDF', false, ['deriveKey'])
+      .then((base) =>
+        crypto.subtle.deriveKey(
+          { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info: encoder.encode(purpose) },
+          base,
+          { name: 'AES-GCM', length: 256 },
+          false,
+          ['encrypt', 'decrypt'],
+        ),
+      );
+    sealingKeys.set(id, key);
+  }
+  return key;
+}
+
+const fromBase64 = (text: string) => Uint8Array.from(atob(text), (ch) => ch.charCodeAt(0));
+
+/**
+ * Encrypts text for storage (`v1.<iv>.<ciphertext>`, base64). `context` is authenticated but not
+ * stored: the text only opens again with the same context (e.g. the row it was written for).
+ */
+export async function seal(secret: string, purpose: string, plaintext: string, context: string): Promise<string> {
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const cipher = await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: encoder.encode(context) }, await sealingKey(secret, purpose), encoder.encode(plaintext));
+  return `v1.${chunkedBase64(iv)}.${chunkedBase64(new Uint8Array(cipher))}`;
+}
+
+/** Opens what `seal` made with the same secret, purpose and context; throws when anything differs. */
+export async function openSealed(secret: string, purpose: string, sealed: string, context: string): Promise<string> {
+  const [version, iv, cipher] = sealed.split('.');
+  if (version !== 'v1' || !iv || cipher === undefined) throw new Error('Not a sealed value.');
+  const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: fromBase64(iv), additionalData: encoder.encode(context) }, await sealingKey(secret, purpose), fromBase64(cipher));
+  return new TextDecoder().decode(plain);
+}
+
+/** Base64 of any length (String.fromCharCode(...bytes) would exceed the argument limit for a 1 MiB reply). */
+function chunkedBase64(bytes: Uint8Array): string {
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(s);
+}

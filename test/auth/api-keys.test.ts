@@ -98,4 +98,46 @@ describe('API keys', () => {
     const t = await createTenant();
     expect((await api('/customers', { token: await keyWith(t, ['customer:write']) })).status).toBe(200);
   });
+
+  it("accepts the permission scopes Fynn documents, three-part ones included, and write implies read on them", async () => {
+    const t = await createTenant();
+    const fynn = ['customer:invoice:read', 'customer:invoice:write', 'cart:read', 'cart:write', 'dunning-rule:read', 'dunning-document:read', 'bank-account-transaction:read', 'bank-account-transaction:write', 'payment-method:write', 'payment-method:migrate', 'customer:payment-method:change'];
+    const res = await api('/api-keys', { token: t.key, body: { permissions: fynn } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.permissions).toEqual(fynn);
+    expect(violations(await api('/api-keys', { token: t.key, body: { permissions: ['cart:delete', 'customer:invoice', 'customer:nothing:read'] } }))).toEqual([
+      'permissions[0]: unknown_permission',
+      'permissions[1]: unknown_permission',
+      'permissions[2]: unknown_permission',
+    ]);
+    const invoiceWriter = await keyWith(t, ['api-key:write', 'customer:invoice:write']);
+    expect((await api('/api-keys', { token: invoiceWriter, body: { permissions: ['customer:invoice:read'] } })).status).toBe(201);
+    expect(violations(await api('/api-keys', { token: invoiceWriter, body: { permissions: ['customer:read'] } }))).toEqual(['permissions[0]: permission_not_held']);
+  });
+});
+
+describe('managing keys: a key sees and revokes only keys whose permissions it holds', () => {
+  it('refuses to revoke a broader key (404, as unknown) and leaves it working', async () => {
+    const t = await createTenant();
+    const root = await api('/api-keys', { token: t.key, body: { name: 'root', permissions: ['*'] } });
+    const narrow = await keyWith(t, ['api-key:write', 'customer:read']);
+    const res = await api(`/api-keys/${root.body.id}`, { method: 'DELETE', token: narrow });
+    expect(res.status).toBe(404);
+    expect((await api('/customers', { token: root.body.key })).status).toBe(200);
+    const broader = await api('/api-keys', { token: t.key, body: { permissions: ['customer:write'] } });
+    expect((await api(`/api-keys/${broader.body.id}`, { method: 'DELETE', token: narrow })).status).toBe(404);
+  });
+
+  it('lists only the keys it could manage, and revokes those', async () => {
+    const t = await createTenant();
+    const manager = await api('/api-keys', { token: t.key, body: { name: 'manager', permissions: ['api-key:write', 'customer:write'] } });
+    const reader = await api('/api-keys', { token: t.key, body: { name: 'reader', permissions: ['customer:read', 'api-key:read'] } });
+    await api('/api-keys', { token: t.key, body: { name: 'billing', permissions: ['invoice:read'] } });
+    const listed = await api('/api-keys', { token: manager.body.key });
+    expect(listed.body.data.map((k: any) => k.name).sort()).toEqual(['manager', 'reader']);
+    expect(listed.body.meta.pagination.totalItems).toBe(2);
+    expect((await api('/api-keys', { token: t.key })).body.meta.pagination.totalItems).toBe(4);
+    expect((await api(`/api-keys/${reader.body.id}`, { method: 'DELETE', token: manager.body.key })).status).toBe(204);
+    expect((await api('/customers', { token: reader.body.key })).status).toBe(401);
+  });
 });

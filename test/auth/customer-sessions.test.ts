@@ -37,6 +37,24 @@ describe('customer sessions', () => {
     }
   });
 
+  it('stops an access token at once when its customer is archived or deleted (not 15 minutes later)', async () => {
+    const t = await createTenant();
+    const me = await createCustomer(t);
+    const s = await session(t, me.id);
+    expect((await api(`/customers/${me.id}`, { token: s.accessToken })).status).toBe(200);
+    expect((await api(`/customers/${me.id}/archive`, { method: 'PUT', token: t.key })).status).toBe(200);
+    const archived = await api(`/customers/${me.id}`, { token: s.accessToken });
+    expect(archived.status).toBe(401);
+    expect(archived.body.detail).toMatch(/not active/);
+    expect((await api('/invoices', { token: s.accessToken })).status).toBe(401);
+    expect((await api(`/customers/${me.id}/unarchive`, { method: 'PUT', token: t.key })).status).toBe(200);
+    expect((await api(`/customers/${me.id}`, { token: s.accessToken })).status).toBe(200);
+    const gone = await createCustomer(t);
+    const s2 = await session(t, gone.id);
+    expect((await api(`/customers/${gone.id}`, { method: 'DELETE', token: t.key })).status).toBe(204);
+    expect((await api(`/customers/${gone.id}`, { token: s2.accessToken })).status).toBe(401);
+  });
+
   it('rotates refresh tokens and closes the session when a spent one is replayed', async () => {
     const t = await createTenant();
     const me = await createCustomer(t);

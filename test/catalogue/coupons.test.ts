@@ -45,7 +45,7 @@ describe('coupons', () => {
     { why: 'maxRedemptionsPerCustomer above maxRedemptions', body: { maxRedemptions: 5, maxRedemptionsPerCustomer: 6 }, paths: ['maxRedemptionsPerCustomer'] },
     { why: 'maxRedemptions 0', body: { maxRedemptions: 0 }, paths: ['maxRedemptions'] },
     { why: 'expiresAt in the past', body: { expiresAt: '2020-01-01T00:00:00Z' }, paths: ['expiresAt'] },
-    { why: 'expiresAt without offset', body: { expiresAt: '2099-01-01T00:00:00' }, paths: ['expiresAt'] },
+    { why: 'expiresAt on a day that does not exist', body: { expiresAt: '2099-02-30T00:00:00' }, paths: ['expiresAt'] },
     { why: 'a code with a space', body: { code: 'SAVE 10' }, paths: ['code'] },
     { why: 'no name', body: { name: '' }, paths: ['name'] },
     { why: 'an unknown frequency', body: { frequency: 'weekly' }, paths: ['frequency'] },

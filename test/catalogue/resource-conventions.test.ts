@@ -420,23 +420,26 @@ describe.each(crudCases)('$name: the resource conventions', (c) => {
       expect(ids(await get(t, `${c.path}?order[${field}]=asc`)), `order[${field}]=asc`).toEqual(asc);
       expect(ids(await get(t, `${c.path}?order[${field}]=desc`)), `order[${field}]=desc`).toEqual([...asc].reverse());
     }
-    for (const bad of ['limit=101', 'page=0', 'limit=abc', ...c.sortable.map((f) => `order[${f}]=up`)]) {
+    for (const bad of ['limit=101', 'page=-1', 'limit=abc', 'colour=red', ...c.sortable.map((f) => `order[${f}]=up`)]) {
       expectStatus(await get(t, `${c.path}?${bad}`), 400);
     }
   });
 
-  it('PATCH needs a JSON merge patch (415 otherwise) and refuses unknown fields (422)', async () => {
+  it('PATCH takes a merge patch as application/merge-patch+json or application/json, 415 otherwise, and refuses unknown fields (422)', async () => {
     const t = await createTenant();
     const d = await c.setup(t);
     const item = await created(post(t, c.path, c.body(d, 0)));
     const url = `${c.path}/${item.id}`;
-    const wrongType = await refusedUnchanged(t, url, () => api(url, { token: t.key, method: 'PATCH', body: c.patch, contentType: 'text/plain' }));
+    const wrongType = await refusedUnchanged(t, url, () => api(url, { token: t.key, method: 'PATCH', rawBody: JSON.stringify(c.patch), contentType: 'text/plain' }));
     expectProblem(wrongType, 415);
+    const asJson = await api(url, { token: t.key, method: 'PATCH', body: c.patch, contentType: 'application/json' });
+    expect(asJson.status, JSON.stringify(asJson.body)).toBe(200);
+    expect(asJson.body).toMatchObject(c.patch);
     const unknown = await refusedUnchanged(t, url, () => patch(t, url, { nickname: 'x' }));
     expect422(unknown, ['nickname']);
     expect(violations(unknown)).toEqual(['nickname: unknown_field']);
     // An empty merge patch keeps the record as it is.
-    expect(withoutUpdatedAt(await ok(patch(t, url, {})))).toEqual(withoutUpdatedAt(item));
+    expect(withoutUpdatedAt(await ok(patch(t, url, {})))).toEqual(withoutUpdatedAt(asJson.body));
   });
 
   it('422 for a malformed body on POST and PUT; nothing is stored, no event', async () => {

@@ -94,7 +94,7 @@ describe('pagination', () => {
     expect(dflt.body.meta.pagination.itemsPerPage).toBe(30);
   });
 
-  it.each(['limit=101', 'limit=-1', 'limit=abc', 'limit=1.5', 'page=0', 'page=x'])('400 for %s', async (query) => {
+  it.each(['limit=101', 'limit=-1', 'limit=abc', 'limit=1.5', 'page=-1', 'page=x'])('400 for %s', async (query) => {
     const t = await createTenant();
     const res = await api(`/customers?${query}`, { token: t.key });
     expect(res.status).toBe(400);
@@ -132,12 +132,13 @@ describe('Idempotency-Key', () => {
     const t = await createTenant();
     const now = new Date().toISOString();
     const body = JSON.stringify({ email: 'inflight@example.com', countryCode: 'DE' });
-    // A claim made a moment ago by a request that is still running.
+    // A claim made a moment ago by a request of the same key that is still running.
     const { sha256Hex } = await import('../../src/lib/crypto');
+    const keyId = (await env.DB.prepare('SELECT id FROM api_keys WHERE tenant_id = ?').bind(t.id).first<{ id: string }>())!.id;
     await env.DB.prepare(
-      `INSERT INTO idempotency_keys (tenant_id, key, request_hash, state, created_at, expires_at) VALUES (?, 'busy', ?, 'in_flight', ?, ?)`,
+      `INSERT INTO idempotency_keys (tenant_id, key, request_hash, state, created_at, expires_at) VALUES (?, ?, ?, 'in_flight', ?, ?)`,
     )
-      .bind(t.id, await sha256Hex(`POST /customers\n${body}`), now, new Date(Date.now() + 86_400_000).toISOString())
+      .bind(t.id, `key:${keyId} busy`, await sha256Hex(`POST /customers\n${body}`), now, new Date(Date.now() + 86_400_000).toISOString())
       .run();
     const res = await api('/customers', { token: t.key, rawBody: body, contentType: 'application/json', headers: { 'Idempotency-Key': 'busy' } });
     expect(res.status).toBe(409);
@@ -160,7 +161,7 @@ describe('Idempotency-Key', () => {
   it('keeps a record for at least 24 hours', async () => {
     const t = await createTenant();
     await api('/customers', { token: t.key, body: { email: `${unique()}@example.com`, countryCode: 'DE' }, headers: { 'Idempotency-Key': 'ttl' } });
-    const row = await env.DB.prepare(`SELECT created_at, expires_at FROM idempotency_keys WHERE tenant_id = ? AND key = 'ttl'`).bind(t.id).first<{
+    const row = await env.DB.prepare(`SELECT created_at, expires_at FROM idempotency_keys WHERE tenant_id = ? AND key LIKE '% ttl'`).bind(t.id).first<{
       created_at: string;
       expires_at: string;
     }>();

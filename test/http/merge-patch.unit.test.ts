@@ -29,3 +29,14 @@ describe('applyMergePatch (RFC 7396 appendix A)', () => {
     expect(target).toEqual({ a: { b: 1 } });
   });
 });
+
+describe('applyMergePatch depth', () => {
+  it('refuses a patch nested deeper than the body limit with a 400, never a stack overflow', () => {
+    let patch: Record<string, unknown> = { a: 1 };
+    for (let i = 0; i < 10_000; i++) patch = { a: patch };
+    expect(() => applyMergePatch({}, patch)).toThrow(expect.objectContaining({ status: 400 }));
+    let ok: Record<string, unknown> = { a: 1 };
+    for (let i = 0; i < 60; i++) ok = { a: ok };
+    expect(applyMergePatch({}, ok)).toEqual(ok);
+  });
+});

@@ -140,7 +140,7 @@ describe('GET /subscriptions', () => {
     expect(beyond.data).toEqual([]);
     expect(beyond.meta.pagination).toMatchObject({ totalItems: 4, currentPage: 5, pageTotalItems: 0 });
 
-    for (const q of ['limit=101', 'page=0', 'order[status]=up']) {
+    for (const q of ['limit=101', 'page=-1', 'order[status]=up']) {
       expectProblem(await get(t, `/subscriptions?${q}`), 400);
     }
   });
@@ -344,7 +344,7 @@ describe('invoice address and payment method', () => {
       'paymentMethodId: not_found',
     ]);
     expectProblem(
-      await refusedUnchanged(t, storedSubscription(t, sub.id), () => api(`/subscriptions/${sub.id}/payment-method`, { token: t.key, method: 'PATCH', body: { paymentMethodId: sepa }, contentType: 'text/plain' })),
+      await refusedUnchanged(t, storedSubscription(t, sub.id), () => api(`/subscriptions/${sub.id}/payment-method`, { token: t.key, method: 'PATCH', rawBody: JSON.stringify({ paymentMethodId: sepa }), contentType: 'text/plain' })),
       415,
     );
     expect(paths(await refusedUnchanged(t, storedSubscription(t, sub.id), () => patch(t, `/subscriptions/${sub.id}/payment-method`, { paymentMethodId: sepa, colour: 'red' })))).toEqual(['colour']);

@@ -44,10 +44,15 @@ apiKeyRoutes.openapi(
     access: 'api-key:read',
     tags,
     summary: 'List API keys (without their secrets)',
+    description: 'Lists the keys whose every permission the calling key holds itself (`*` only for `*` keys).',
     request: { query: z.object(paginationQuery) },
     responses: { 200: jsonResponse(collectionSchema(ApiKeySchema, 'ApiKeyCollection'), 'API keys') },
   }),
-  async (c) => c.json(await listApiKeys(serviceContext(c), c.req.valid('query')), 200),
+  async (c) => {
+    const principal = c.var.principal;
+    requireTenantPrincipal(principal);
+    return c.json(await listApiKeys(serviceContext(c), principal.permissions, c.req.valid('query')), 200);
+  },
 );
 
 apiKeyRoutes.openapi(
@@ -57,11 +62,14 @@ apiKeyRoutes.openapi(
     access: 'api-key:write',
     tags,
     summary: 'Revoke an API key',
+    description: 'Only a key whose every permission the calling key holds can be revoked; any other answers 404, like an unknown id.',
     request: { params: z.object({ id: idParam('id', 'API key id') }) },
     responses: { 204: noContent },
   }),
   async (c) => {
-    await revokeApiKey(serviceContext(c), c.req.valid('param').id);
+    const principal = c.var.principal;
+    requireTenantPrincipal(principal);
+    await revokeApiKey(serviceContext(c), principal.permissions, c.req.valid('param').id);
     return c.body(null, 204);
   },
 );

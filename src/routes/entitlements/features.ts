@@ -16,7 +16,7 @@ registerResourceRoutes(featureRoutes, {
   schema: FeatureSchema,
   writeSchema: z
     .strictObject({
-      code: z.string().regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/i, 'Use 1 to 64 letters, digits, _ . -'),
+      code: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'Use 1 to 64 letters, digits, _ . -'),
       name: requiredText(1, 255),
       description: optionalText(1, 1000),
       status: z.enum(['active', 'inactive', 'archived']).default('active'),

@@ -1,14 +1,14 @@
 import { z } from '@hono/zod-openapi';
 import { serviceContext } from '../../http/context';
 import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../http/openapi';
-import { optionalText, timestamp } from '../../http/schemas';
+import { decimalString, optionalText, timestamp } from '../../http/schemas';
 import { InvoiceSchema } from '../../schemas/invoices';
 import { addPayment } from '../../services/invoices/payments';
 import { params } from './requests';
 
 const PaymentSchema = z
   .strictObject({
-    amount: z.string().regex(/^\d{1,15}(\.\d{1,4})?$/, 'Must be a decimal string.'),
+    amount: decimalString(4),
     paymentDate: timestamp,
     description: optionalText(1, 255),
     paymentMethod: optionalText(1, 64),

@@ -23,7 +23,7 @@ const PlanAddonSchema = z
 const PlanWriteSchema = z
   .strictObject({
     family: z.string().min(1).max(64),
-    code: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i, 'Must be URL-safe: letters, digits, - and _, at most 64, starting with a letter or digit.'),
+    code: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'Must be URL-safe: letters, digits, - and _, at most 64, starting with a letter or digit.'),
     name: requiredText(1, 255),
     description: optionalText(1, 10_000),
     originProduct: z.string().min(1).max(64).nullable().optional().transform((v) => v ?? null),

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { serviceContext } from '../../http/context';
 import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../http/openapi';
 import { collectionSchema, paginationQuery } from '../../http/pagination';
-import { idParam, timestamp } from '../../http/schemas';
+import { decimalString, idParam, timestamp } from '../../http/schemas';
 import { CurrentMeasurementValueSchema, MeasurementValueSchema, UsageBatchResultSchema } from '../../schemas/subscriptions';
 import { currentUsage, ingestUsage, listMeasurementValues, USAGE_BATCH_LIMIT } from '../../services/subscriptions/usage';
 import { nullable, ref } from './requests';
@@ -24,7 +24,7 @@ const UsageBatchSchema = z
           quantity: z
             .union([z.string(), z.number()])
             .transform((v) => (typeof v === 'number' ? String(v) : v))
-            .pipe(z.string().regex(/^\d{1,9}(\.\d{1,6})?$/, 'Must be a number from 0 to 999999999 with at most 6 decimals.')),
+            .pipe(decimalString(6, { integerDigits: 9 })),
           measuredAt: nullable(timestamp),
           uniqueId: nullable(z.string().min(1).max(255)),
         }),

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import { formatMoney, fromMinorUnits, roundMoney, toDec, toMinorUnitsSafe } from '../../billing/money';
+import { checkDecimal, formatMoney, fromMinorUnits, roundMoney, toDec, toMinorUnitsSafe } from '../../billing/money';
 import { outer } from '../../db/client';
 import { coupons, plans, products } from '../../db/schema';
 import { ApiError, Violations } from '../../http/errors';
@@ -88,8 +88,12 @@ export const couponService = resourceService({
     } else {
       if (input.fixedAmount === null) v.add('fixedAmount', 'A fixed_amount coupon needs fixedAmount {amount, currencyCode}.', 'required');
       if (input.percentage !== null) v.add('percentage', 'A fixed_amount coupon takes no percentage.', 'not_allowed');
-      if (input.fixedAmount && !roundMoney(input.fixedAmount.amount, input.fixedAmount.currencyCode).eq(toDec(input.fixedAmount.amount))) {
-        v.add('fixedAmount.amount', `Has more decimals than ${input.fixedAmount.currencyCode} allows.`, 'too_many_decimals');
+      const fixed = input.fixedAmount;
+      // Checked before it is parsed: a string the parser refuses is a violation, never a DecimalFormatError.
+      const problem = fixed && checkDecimal(fixed.amount, { allowNegative: false });
+      if (problem) v.add('fixedAmount.amount', problem.message, problem.code);
+      else if (fixed && !roundMoney(fixed.amount, fixed.currencyCode).eq(toDec(fixed.amount))) {
+        v.add('fixedAmount.amount', `Has more decimals than ${fixed.currencyCode} allows.`, 'too_many_decimals');
       }
     }
     if (input.frequency === 'limited' && input.frequencyInterval === null) {

@@ -2,6 +2,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { customerEmailAddresses, invoices } from '../../db/schema';
 import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';
+import { systemNow } from '../../lib/clock';
 import { sha256Hex } from '../../lib/crypto';
 import { commitInvoiceChange } from './write';
 import { loadInvoice, renderLoaded } from './read';
@@ -28,7 +29,8 @@ export async function downloadLink(ctx: ServiceContext, id: string, origin: stri
     key = await storeRendition(ctx, agg);
     await ctx.db.update(invoices).set({ documentKey: key }).where(and(eq(invoices.tenantId, ctx.tenant.id), eq(invoices.id, id)));
   }
-  const expires = Math.floor(ctx.now.getTime() / 1000) + secondsValid;
+  // Links expire on the wall clock, where they are checked, not on a tenant's test clock.
+  const expires = Math.floor(systemNow().getTime() / 1000) + secondsValid;
   const signature = await signDocument(ctx.env.JWT_SECRET, key, expires);
   return {
     url: `${origin}/public/documents/${encodeURIComponent(key)}?expires=${expires}&signature=${signature}`,

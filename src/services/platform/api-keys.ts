@@ -1,12 +1,11 @@
-import { and, desc, eq, isNull } from 'drizzle-orm';
+import { and, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Tenant } from '../../db/client';
 import { apiKeys } from '../../db/schema';
 import { ApiError, Violations } from '../../http/errors';
-import { hasPermission } from '../../http/auth';
 import type { ServiceContext } from '../context';
 import { fetchPage } from '../../db/paging';
 import type { Page } from '../../http/pagination';
-import { isKnownPermission } from '../../http/permissions';
+import { hasPermission, isKnownPermission } from '../../http/permissions';
 import { systemNow } from '../../lib/clock';
 import { sha256Hex } from '../../lib/crypto';
 import { newId, randomToken } from '../../lib/ids';
@@ -62,19 +61,32 @@ export async function createApiKey(
   return { ...renderApiKey(row), key };
 }
 
-export async function listApiKeys(ctx: ServiceContext, page: Page) {
-  return fetchPage(ctx.db, apiKeys, eq(apiKeys.tenantId, ctx.tenant.id), [desc(apiKeys.createdAt), desc(apiKeys.id)], page, renderApiKey);
+/**
+ * The keys a key may manage (see and revoke): those whose every permission it holds itself, so a
+ * narrower key can never list or revoke a broader one. `*` is only held by `*`.
+ */
+function manageableBy(managerPermissions: string[]): SQL | undefined {
+  if (managerPermissions.includes('*')) return undefined;
+  const held = [...new Set(managerPermissions.flatMap((p) => (p.endsWith(':write') ? [p, `${p.slice(0, -':write'.length)}:read`] : [p])))];
+  return sql`NOT EXISTS (SELECT 1 FROM json_each(${apiKeys.permissions}) AS p WHERE p.value NOT IN (SELECT value FROM json_each(${JSON.stringify(held)})))`;
 }
 
-export async function revokeApiKey(ctx: ServiceContext, id: string) {
+export async function listApiKeys(ctx: ServiceContext, managerPermissions: string[], page: Page) {
+  const where = and(eq(apiKeys.tenantId, ctx.tenant.id), manageableBy(managerPermissions));
+  return fetchPage(ctx.db, apiKeys, where, [desc(apiKeys.createdAt), desc(apiKeys.id)], page, renderApiKey);
+}
+
+/** Revokes a key the caller may manage; a key it may not manage is reported like an unknown one. */
+export async function revokeApiKey(ctx: ServiceContext, managerPermissions: string[], id: string) {
+  const visible = and(eq(apiKeys.tenantId, ctx.tenant.id), eq(apiKeys.id, id), manageableBy(managerPermissions));
   const row = await ctx.db
     .update(apiKeys)
     .set({ revokedAt: systemNow().toISOString() })
-    .where(and(eq(apiKeys.tenantId, ctx.tenant.id), eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+    .where(and(visible, isNull(apiKeys.revokedAt)))
     .returning({ id: apiKeys.id })
     .get();
   if (row) return;
-  const exists = await ctx.db.select({ id: apiKeys.id }).from(apiKeys).where(and(eq(apiKeys.tenantId, ctx.tenant.id), eq(apiKeys.id, id))).get();
+  const exists = await ctx.db.select({ id: apiKeys.id }).from(apiKeys).where(visible).get();
   if (!exists) throw ApiError.notFound('API key');
   throw ApiError.conflict('The API key is already revoked.');
 }
