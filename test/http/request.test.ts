@@ -58,7 +58,8 @@ describe('bodiless requests with Content-Type: application/json', () => {
     expectProblem(clock, 422, '/problems/validation-failed');
     expect(violations(clock)).toEqual(['now: invalid_type']);
     const customer = await api('/customers', { method: 'POST', token: t.key, rawBody: '', contentType: 'application/json' });
-    expect(violations(customer).sort()).toEqual(['countryCode: invalid_type', 'email: invalid_type']);
+    // The country defaults to the tenant's (the n8n node can create a customer from an e-mail alone).
+    expect(violations(customer)).toEqual(['email: invalid_type']);
   });
 
   it('accepts the Content-Type on GET and DELETE without a body', async () => {
