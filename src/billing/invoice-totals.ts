@@ -149,6 +149,17 @@ export interface InvoiceTotals {
 /** Categories whose rate must be 0 (EN16931 BR-Z-05, BR-E-05, BR-AE-05, BR-IC-05, BR-G-05, BR-O-05). */
 const ZERO_RATE_CATEGORIES = new Set(['Z', 'E', 'AE', 'K', 'G', 'O']);
 
+/**
+ * Whether a (valid) rate fits its category: the zero-rate categories need 0, S needs more than 0;
+ * the message, or null. Inputs are checked with it so totals never meet a mismatch.
+ */
+export function taxCategoryProblem(category: string, rate: string): string | null {
+  const zero = new Dec(rate).isZero();
+  if (ZERO_RATE_CATEGORIES.has(category) && !zero) return `Category ${category} requires the rate 0, got ${rate}.`;
+  if (category === 'S' && zero) return 'Category S requires a rate above 0 (a 0 % supply is Z).';
+  return null;
+}
+
 /** EN16931 totals: tax per (category, rate) on the sum of that group's rounded line nets, rounded half-up once per group; tax = Σ group taxes; gross = net + tax. */
 export function invoiceTotals(lines: readonly TotalsLine[], currency: string): InvoiceTotals {
   const scale = currencyScale(currency);
@@ -162,8 +173,8 @@ export function invoiceTotals(lines: readonly TotalsLine[], currency: string): I
     const rate = new Dec(line.taxRate);
     const category = line.taxCategory;
     if (typeof category !== 'string' || category === '') throw new RangeError(`lines[${i}].taxCategory: a tax category is required.`);
-    if (ZERO_RATE_CATEGORIES.has(category) && !rate.isZero()) throw new RangeError(`lines[${i}]: category ${category} requires the rate 0, got ${line.taxRate}.`);
-    if (category === 'S' && rate.isZero()) throw new RangeError(`lines[${i}]: category S requires a rate above 0 (a 0 % supply is Z).`);
+    const mismatch = taxCategoryProblem(category, line.taxRate);
+    if (mismatch) throw new RangeError(`lines[${i}]: ${mismatch}`);
     if (line.discount !== undefined) discount = discount.plus(parseAtScale(line.discount, scale, `lines[${i}].discount`));
     net = net.plus(lineNetValue);
     const key = `${category}|${toDecimalString(rate)}`;

@@ -3,6 +3,7 @@ import { customerEmailAddresses, invoices } from '../../db/schema';
 import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { sha256Hex } from '../../lib/crypto';
+import { systemNow } from '../../lib/clock';
 import { commitInvoiceChange } from './write';
 import { loadInvoice, renderLoaded } from './read';
 import { type InvoiceAggregate } from './render';
@@ -28,7 +29,8 @@ export async function downloadLink(ctx: ServiceContext, id: string, origin: stri
     key = await storeRendition(ctx, agg);
     await ctx.db.update(invoices).set({ documentKey: key }).where(and(eq(invoices.tenantId, ctx.tenant.id), eq(invoices.id, id)));
   }
-  const expires = Math.floor(ctx.now.getTime() / 1000) + secondsValid;
+  // Links are infrastructure: they expire on the real clock, not on a tenant's test clock.
+  const expires = Math.floor(systemNow().getTime() / 1000) + secondsValid;
   const signature = await signDocument(ctx.env.JWT_SECRET, key, expires);
   return {
     url: `${origin}/public/documents/${encodeURIComponent(key)}?expires=${expires}&signature=${signature}`,
