@@ -63,7 +63,8 @@ export function exactNumbers(...keys: string[]): MiddlewareHandler<AppEnv> {
       const parsed: unknown = JSON.parse(raw, (key, value, context?: { source?: string }) =>
         typeof value === 'number' && keys.includes(key) && context?.source !== undefined ? context.source : value,
       );
-      c.req.bodyCache.json = Promise.resolve(parsed);
+      // The validators read the body through `c.req.json()`, which parses the cached text.
+      c.req.bodyCache.text = Promise.resolve(JSON.stringify(parsed));
     }
     await next();
   };

@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { creditableAmount, positionTotals, type TaxBreakdown } from '../../billing/invoice-totals';
-import { Dec, fromMinorUnits, toMinorUnitsSafe } from '../../billing/money';
+import { Dec, formatMoney, fromMinorUnits, toMinorUnitsSafe } from '../../billing/money';
 import { invoices } from '../../db/schema';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
@@ -80,7 +80,7 @@ function restOf(ctx: ServiceContext, creditId: string, original: InvoiceAggregat
         name: `Remaining amount of ${original.row.number} (${source.taxRate} %)`,
         description: null,
         quantity: '-1',
-        unitPrice: fromMinorUnits(rest, original.row.currencyCode).toString(),
+        unitPrice: formatMoney(fromMinorUnits(rest, original.row.currencyCode), original.row.currencyCode).amount,
         discountAmount: 0,
         discountPercentage: null,
         netAmount: -rest,
