@@ -27,6 +27,13 @@ function decimalIssue(v: string, rule: DecimalRule): { message: string; code: st
   return null;
 }
 
+/** The same rule as a pattern for the OpenAPI document, so generated validators accept what we accept. */
+function decimalPattern(rule: DecimalRule): string {
+  const decimals = rule.maxDecimals === undefined ? '(\\.\\d+)?' : `(\\.\\d{1,${rule.maxDecimals}})?`;
+  if (rule.max === '100') return `^(100(\\.0{1,${rule.maxDecimals ?? 10}})?|(0|[1-9]\\d?)${decimals})$`;
+  return `^${rule.allowNegative === false ? '' : '-?'}(0|[1-9]\\d{0,${(rule.maxIntegerDigits ?? 15) - 1}})${decimals}$`;
+}
+
 export const decimal = (rule: DecimalRule, example: string) =>
   z
     .string()
@@ -34,7 +41,7 @@ export const decimal = (rule: DecimalRule, example: string) =>
       const issue = decimalIssue(v, rule);
       if (issue) ctx.addIssue({ code: 'custom', message: issue.message, params: { code: issue.code } });
     })
-    .openapi({ type: 'string', example });
+    .openapi({ type: 'string', pattern: decimalPattern(rule), example });
 
 /**
  * A decimal that Fynn documents as a JSON number: a string, or a number that `exactNumbers` has
@@ -43,13 +50,13 @@ export const decimal = (rule: DecimalRule, example: string) =>
  */
 export const decimalOrNumber = (rule: DecimalRule, example: string) =>
   z
-    .union([z.string(), z.number()])
+    .union([z.string().openapi({ pattern: decimalPattern(rule) }), z.number()])
     .superRefine((v, ctx) => {
       const issue = typeof v === 'number' ? { message: 'Send this value as a decimal string.', code: 'invalid_format' } : decimalIssue(v, rule);
       if (issue) ctx.addIssue({ code: 'custom', message: issue.message, params: { code: issue.code } });
     })
     .transform((v) => String(v))
-    .openapi({ oneOf: [{ type: 'string' }, { type: 'number' }], example });
+    .openapi({ example });
 
 /**
  * Reads JSON numbers of the named fields exactly: the body is parsed again from its raw text and
@@ -64,20 +71,22 @@ export function exactNumbers(...keys: string[]): MiddlewareHandler<AppEnv> {
         typeof value === 'number' && keys.includes(key) && context?.source !== undefined ? context.source : value,
       );
       // The validators read the body through `c.req.json()`, which parses the cached text.
-      c.req.bodyCache.text = Promise.resolve(JSON.stringify(parsed));
+      // (Hono keeps promises there; its type names the resolved values.)
+      (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(JSON.stringify(parsed));
     }
     await next();
   };
 }
 
 const signed = (example: string) => decimal({ maxDecimals: 10 }, example);
+/** A percentage such as "19" or "5.5", checked by `checkTaxRate` (the rule of the totals). */
 export const taxRate = z
   .string()
   .superRefine((v, ctx) => {
     const p = checkTaxRate(v);
     if (p) ctx.addIssue({ code: 'custom', message: `${p.message} A percentage such as "19" or "5.5".`, params: { code: p.code === 'invalid_decimal' ? 'invalid_format' : p.code } });
   })
-  .openapi({ type: 'string', example: '19' });
+  .openapi({ type: 'string', pattern: decimalPattern({ maxDecimals: 10, max: '100' }), example: '19' });
 const discountAmount = decimal({ maxDecimals: 4, allowNegative: false }, '5.00');
 const percentage = decimalOrNumber({ maxDecimals: 10, allowNegative: false, maxIntegerDigits: 3, max: '100' }, '10');
 const reference = z.string().min(1).max(64);
