@@ -156,3 +156,18 @@ export function fromMinorUnits(minor: bigint | number, currencyCode: string): De
   const value = new Dec(minor.toString()).dividedBy(new Dec(10).pow(currencyScale(currencyCode)));
   return value.isZero() ? new Dec(0) : value;
 }
+
+/**
+ * Every amount a document holds (a line before and after its discount, net, discount, gross) stays
+ * below this magnitude in major units of its currency: 10^12, or less for a currency with more than
+ * three decimals, so that 10^15 minor units bound every amount and the largest gross (2 × 10^15 at
+ * a 100 % rate) is still a safe integer for storage.
+ */
+export function documentAmountLimit(currency: string): Dec {
+  return new Dec(10).pow(Math.min(12, 15 - currencyScale(currency)));
+}
+
+/** Whether an amount (major units) stays below `documentAmountLimit`. */
+export function withinDocumentLimit(amount: Decimal | string, currency: string): boolean {
+  return new Dec(amount).abs().lt(documentAmountLimit(currency));
+}

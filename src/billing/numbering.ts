@@ -1,7 +1,11 @@
 import { localDay } from './periods';
 
-/** Placeholders a number format may use; `{number}` may carry a zero-padding width: `{number:5}`. */
-const PLACEHOLDER = /\{(number|year|month|day|customerNumber)(?::(\d{1,2}))?\}/g;
+/**
+ * Placeholders a number format may use, as Fynn defines them: `{number}` (may carry a zero-padding
+ * width: `{number:10}`), `{yearLong}` (2026), `{year}` (26), `{month}` (03), `{day}` (09),
+ * `{customerNumber}`.
+ */
+const PLACEHOLDER = /\{(number|yearLong|year|month|day|customerNumber)(?::(\d{1,2}))?\}/g;
 
 export interface NumberFormatProblem {
   message: string;
@@ -17,31 +21,32 @@ export function checkNumberFormat(format: string): NumberFormatProblem | null {
     if (m[2] !== undefined && (Number(m[2]) < 1 || Number(m[2]) > 20)) return { message: 'The padding width must be 1 to 20.' };
   }
   const rest = format.replace(PLACEHOLDER, '');
-  if (/[{}]/.test(rest)) return { message: 'Unknown placeholder; use {number}, {year}, {month}, {day} or {customerNumber}.' };
+  if (/[{}]/.test(rest)) return { message: 'Unknown placeholder; use {number}, {yearLong}, {year}, {month}, {day} or {customerNumber}.' };
   if (!/^[A-Za-z0-9\-_/.#]*$/.test(rest)) return { message: 'Literal text may only use letters, digits and - _ / . #' };
   return null;
 }
 
 /**
- * Renders a number in a format such as `RE-{year}-{number:5}`; the date parts are the calendar
- * date of `date` in `timeZone`.
+ * Renders a number in a format such as `RE-{number:10}` or `RE-{yearLong}-{number:5}`; the date
+ * parts are the calendar date of `date` in `timeZone` (`{year}` is its last two digits, as in Fynn).
  */
 export function formatNumber(
   format: string,
   values: { number: number; date: Date; timeZone: string; customerNumber?: string },
 ): string {
-  const [year, month, day] = localDay(values.date, values.timeZone).split('-') as [string, string, string];
-  const parts = { year, month, day };
+  const [yearLong, month, day] = localDay(values.date, values.timeZone).split('-') as [string, string, string];
   return format.replace(PLACEHOLDER, (_, name: string, pad?: string) => {
     switch (name) {
       case 'number':
         return pad ? String(values.number).padStart(Number(pad), '0') : String(values.number);
+      case 'yearLong':
+        return yearLong;
       case 'year':
-        return parts.year!;
+        return yearLong.slice(-2);
       case 'month':
-        return parts.month!;
+        return month;
       case 'day':
-        return parts.day!;
+        return day;
       default:
         return values.customerNumber ?? '';
     }

@@ -8,25 +8,39 @@ export type InvoiceType = (typeof INVOICE_TYPES)[number];
 
 const moneySchema = z.object({ amount: z.string(), currencyCode: z.string() });
 
+// A position as spec §2.5 and Fynn's invoice position item show it: `netAmount` before the line's
+// discount, `taxAmount` and `grossAmount` after it (docs/decisions.md, Invoices and billing, "Positions").
 export const InvoicePositionSchema = z
   .object({
     id: z.string(),
     parent: z.string().nullable(),
+    group: z.object({ id: z.string(), ranking: z.number().int(), name: z.string() }).nullable(),
+    position: z.number().int().openapi({ description: '1-based place of the position in the document' }),
     sort: z.number().int(),
     name: z.string(),
     description: z.string().nullable(),
     quantity: z.string(),
+    unit: z.object({ id: z.string(), name: z.string() }).nullable(),
     unitPrice: moneySchema,
+    unitPriceInterval: z.string().nullable(),
+    netAmount: moneySchema.openapi({ description: 'quantity × unit price, before the discount' }),
     discountAmount: moneySchema,
-    netAmount: moneySchema,
+    discountPercentage: z.string().nullable(),
+    netAmountAfterDiscount: moneySchema.openapi({ description: 'The net the document totals add up (netAmount − discountAmount)' }),
+    taxAmount: moneySchema.openapi({ description: "The position's share of its tax group's tax, after the discount" }),
+    grossAmount: moneySchema.openapi({ description: 'netAmountAfterDiscount + taxAmount' }),
     taxRate: z.string(),
     taxCategory: z.string(),
     taxNote: z.string().nullable(),
+    taxGroup: z.object({ id: z.string(), internalDescription: z.string().nullable(), reverseChargeType: z.string(), type: z.string() }).nullable(),
+    tax: z.object({ id: z.string().nullable(), code: z.string(), description: z.string(), rate: z.string() }).nullable(),
+    type: z.enum(['product', 'discount', 'setup', 'dunning_fee', 'invoice']),
+    kind: z.string(),
     serviceDateFrom: z.string().nullable(),
     serviceDateTo: z.string().nullable(),
-    kind: z.string(),
     product: z.string().nullable(),
     subscriptionItem: z.string().nullable(),
+    createdAt: z.string(),
   })
   .openapi('InvoicePosition');
 export type InvoicePositionResource = z.infer<typeof InvoicePositionSchema>;

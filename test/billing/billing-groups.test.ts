@@ -23,7 +23,7 @@ describe('billing groups', () => {
     //   net 34.99; × 19 % = 6.6481 → 6.65; gross 41.64
     const month = (n: number, from: string, to: string) =>
       I({
-        number: `RE-2025-0000${n}`,
+        number: `RE-000000000${n}`,
         at: local(from),
         groups: [
           ['Archive', [L('Storage', local(from), local(to), '2', '10.00')]],

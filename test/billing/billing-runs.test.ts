@@ -137,7 +137,7 @@ describe('billing runs: exactly once', () => {
       ...drafts.map((id) => api(`/invoices/${id}/finalize`, { token: t.key, method: 'POST' })),
     ]);
     expect(ran).toBe(true);
-    expect(finalizations.map((f) => f.status)).toEqual(drafts.map(() => 200));
+    expect(finalizations.map((f) => f.status)).toEqual(drafts.map(() => 201));
     const rows = (await env.DB.prepare(`SELECT number_seq AS n, source_type AS source FROM invoices WHERE tenant_id = ? ORDER BY number_seq`).bind(t.id).all<{ n: number; source: string }>()).results;
     expect(rows.map((r) => r.n)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
     expect(rows.filter((r) => r.source === 'subscription')).toHaveLength(8);

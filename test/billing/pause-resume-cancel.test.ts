@@ -83,7 +83,7 @@ describe('pause, resume and cancellation', () => {
       await invoicesOf(t, sub.id),
       months.slice(0, 12).map((m, i) =>
         I({
-          number: `RE-2025-${String(i + 1).padStart(5, '0')}`,
+          number: `RE-${String(i + 1).padStart(10, '0')}`,
           at: local(`${m}-01`),
           groups: [['Contract', [L('Pro', local(`${m}-01`), local(`${months[i + 1]}-01`), '1', '19.99')]]],
           taxes: [['19', 'S', '19.99', '3.80']],

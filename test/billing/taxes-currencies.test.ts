@@ -59,7 +59,7 @@ describe('taxes and currencies', () => {
     // → the latest rate before, 17 April; 19 May → 19 May.
     const month = (n: number, from: string, to: string, rate: string, rateDate: string, net: string, tax: string, gross: string) => ({
       ...I({
-        number: `RE-2014-0000${n}`,
+        number: `RE-000000000${n}`,
         at: local(from),
         currency: 'USD',
         groups: [['Pro USD', [L('Pro', local(from), local(to), '1', net)]]],

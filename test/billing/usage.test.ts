@@ -74,7 +74,7 @@ describe('usage (metered, billed in arrears)', () => {
       //   free    (1,234 − 1,000) × 0.0125 = 2.925 → 2.93
       //   net 99.50 + 62.50 + 99.00 + 2.93 = 263.93; × 19 % = 50.1467 → 50.15; gross 314.08
       I({
-        number: 'RE-2025-00001',
+        number: 'RE-0000000001',
         at: local('2025-02-01'),
         groups: [
           [
@@ -97,7 +97,7 @@ describe('usage (metered, billed in arrears)', () => {
       //   free (1,500 − 1,000) × 0.0125 = 6.25
       //   net 8.00 + 8.00 + 9.00 + 6.25 = 31.25; × 19 % = 5.9375 → 5.94; gross 37.19
       I({
-        number: 'RE-2025-00002',
+        number: 'RE-0000000002',
         at: local('2025-03-01'),
         groups: [
           [

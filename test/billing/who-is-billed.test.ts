@@ -20,7 +20,7 @@ describe('who is billed, and how', () => {
     const invoices = await invoicesOf(t, sub.id);
     expectInvoices(invoices, [
       I({
-        number: 'RE-2025-00001',
+        number: 'RE-0000000001',
         at: local('2025-01-01'),
         groups: [['Via reseller', [L('Pro', local('2025-01-01'), local('2025-02-01'), '1', '50.00')]]],
         taxes: [['19', 'S', '50.00', '9.50']],
@@ -65,16 +65,16 @@ describe('who is billed, and how', () => {
     expect(approvalEvents.map((e) => e.resource_id).sort()).toEqual(drafts.map((d) => d.id).sort());
     // The customer who opted out is billed and numbered at once (numbers 1 and 2).
     expectInvoices(await invoicesOf(t, s2.id), [
-      month('Direct', 'RE-2025-00001', 'STATUS_UNPAID', '2025-01-01', '2025-02-01'),
-      month('Direct', 'RE-2025-00002', 'STATUS_UNPAID', '2025-02-01', '2025-03-01'),
+      month('Direct', 'RE-0000000001', 'STATUS_UNPAID', '2025-01-01', '2025-02-01'),
+      month('Direct', 'RE-0000000002', 'STATUS_UNPAID', '2025-02-01', '2025-03-01'),
     ]);
 
     // Approval finalizes: numbers are taken in the order of approval, without gaps.
     await tick(t, local('2025-02-03'));
     const second = await ok(post(t, `/invoices/${drafts[1].id}/approve`));
-    expect(second).toMatchObject({ number: 'RE-2025-00003', status: 'STATUS_UNPAID', finalizationDate: local('2025-02-03') });
+    expect(second).toMatchObject({ number: 'RE-0000000003', status: 'STATUS_UNPAID', finalizationDate: local('2025-02-03') });
     const first = await ok(post(t, `/invoices/${drafts[0].id}/approve`));
-    expect(first.number).toBe('RE-2025-00004');
+    expect(first.number).toBe('RE-0000000004');
     expectStatus(await post(t, `/invoices/${drafts[0].id}/approve`), 409);
     // Approving bills nothing again.
     await tick(t, local('2025-02-04'));
@@ -102,6 +102,6 @@ describe('who is billed, and how', () => {
         gross: '29.75',
       }),
     ]);
-    expect((await ok(post(t, `/invoices/${inv.id}/approve`))).number).toBe('RE-2025-00001');
+    expect((await ok(post(t, `/invoices/${inv.id}/approve`))).number).toBe('RE-0000000001');
   });
 });

@@ -11,7 +11,7 @@ describe('settings', () => {
     { key: 'accounting.useDebitorAccounts', value: false },
     { key: 'accounting.debitorAccountStart', value: 10000 },
     { key: 'customer.numberFormat', value: 'C-{number:5}' },
-    { key: 'invoice.numberFormat', value: 'RE-{year}-{number:5}' },
+    { key: 'invoice.numberFormat', value: 'RE-{number:10}' },
     { key: 'invoice.paymentTermDays', value: 14 },
     { key: 'dunning.enabled', value: true },
   ];

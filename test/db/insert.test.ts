@@ -36,7 +36,7 @@ describe('inserting many rows', () => {
     expect(added.status, JSON.stringify(added.body)).toBe(200);
     expect(await countRows('invoice_positions', t, 'AND invoice_id = ?', invoice.id)).toBe(330);
 
-    expect((await api(`/invoices/${invoice.id}/finalize`, { token: t.key, body: {} })).status).toBe(200);
+    expect((await api(`/invoices/${invoice.id}/finalize`, { token: t.key, body: {} })).status).toBe(201);
     const cancelled = await api(`/invoices/${invoice.id}/cancel`, { token: t.key, method: 'POST' });
     expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
     const cancellation = cancelled.body.cancellationDocument.id;

@@ -1,19 +1,12 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, violations, type TestTenant } from '../support/api';
+import { api, violations } from '../support/api';
 import { createCustomer, createTenant, keyWith } from '../support/builders';
+import { draft, finalized, line } from './builders';
 
 // Invoices through the API: drafts and their totals, finalization and numbering, reading, payments,
 // cancellation and credit notes, and the other operations on a document. Storage is shared by every
 // test file, so every test works in a fresh tenant of its own.
-
-async function draft(t: TestTenant, customerId: string, positions: unknown[], extra: Record<string, unknown> = {}) {
-  const res = await api('/invoices', { token: t.key, body: { customer: customerId, positions, ...extra } });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body;
-}
-
-const line = (unitPrice: string, quantity = '1', taxRate = '19') => ({ name: 'Service', unitPrice, quantity, taxRate });
 
 describe('draft invoices and totals', () => {
   it('computes nets per line and tax per rate on the summed nets, to the cent', async () => {
@@ -79,7 +72,7 @@ describe('draft invoices and totals', () => {
     const removed = await api(`/invoice-position-items/${pos}`, { method: 'DELETE', token: t.key });
     expect(removed.body.netAmount.amount).toBe('10.00');
     const fin = await api(`/invoices/${inv.id}/finalize`, { method: 'POST', token: t.key });
-    expect(fin.status).toBe(200);
+    expect(fin.status).toBe(201); // Fynn answers finalize with 201
     for (const [method, path, body] of [
       ['PUT', `/invoices/${inv.id}`, { customer: c.id, positions: [line('1')] }],
       ['DELETE', `/invoices/${inv.id}`, undefined],
@@ -99,14 +92,36 @@ describe('finalization and numbering', () => {
     const c = await createCustomer(t);
     const inv = await draft(t, c.id, [line('100.00')]);
     const fin = await api(`/invoices/${inv.id}/finalize`, { method: 'POST', token: t.key });
-    expect(fin.body).toMatchObject({ number: 'RE-2026-00001', status: 'STATUS_UNPAID', finalizationDate: '2026-03-10T10:00:00.000Z', dueDate: '2026-03-24T10:00:00.000Z' });
+    // Fynn's default format for new tenants: RE-{number:10}.
+    expect(fin.body).toMatchObject({ number: 'RE-0000000001', status: 'STATUS_UNPAID', finalizationDate: '2026-03-10T10:00:00.000Z', dueDate: '2026-03-24T10:00:00.000Z' });
     const second = await draft(t, c.id, [line('1.00')]);
     expect((await api(`/invoices/${second.id}/finalize`, { method: 'POST', token: t.key, body: { dueDate: '2026-04-01T00:00:00Z' } })).body).toMatchObject({
-      number: 'RE-2026-00002',
+      number: 'RE-0000000002',
       dueDate: '2026-04-01T00:00:00.000Z',
     });
     const ev = await env.DB.prepare(`SELECT data FROM events WHERE tenant_id = ? AND type = 'invoice.finalized' ORDER BY created_at, id`).bind(t.id).all<{ data: string }>();
-    expect(ev.results.map((r) => JSON.parse(r.data).number)).toEqual(['RE-2026-00001', 'RE-2026-00002']);
+    expect(ev.results.map((r) => JSON.parse(r.data).number)).toEqual(['RE-0000000001', 'RE-0000000002']);
+  });
+
+  it("supports Fynn's placeholders: {yearLong} is the four-digit year, {year} the two-digit one", async () => {
+    const t = await createTenant();
+    await api('/test-clock', { method: 'PUT', token: t.key, body: { now: '2026-03-10T10:00:00Z' } });
+    const set = await api('/settings', {
+      method: 'PATCH',
+      token: t.key,
+      body: {
+        settings: [
+          { key: 'invoice.numberFormat', value: 'R{year}{month}{day}-{number:4}' },
+          { key: 'credit.numberFormat', value: 'GS/{yearLong}/{customerNumber}/{number}' },
+        ],
+      },
+    });
+    expect(set.status).toBe(200);
+    const c = await createCustomer(t);
+    const inv = await finalized(t, c.id, [line('10.00')]);
+    expect(inv.number).toBe('R260310-0001');
+    const credit = await api(`/invoices/${inv.id}/credit`, { token: t.key, body: { positions: [line('1.00')] } });
+    expect(credit.body.number).toBe(`GS/2026/${c.customerNumber}/1`);
   });
 
   it('gives 200 concurrent finalizations 200 distinct consecutive numbers, no gap when some fail validation', async () => {
@@ -117,7 +132,7 @@ describe('finalization and numbering', () => {
     const bad = await Promise.all(Array.from({ length: 20 }, () => draft(t, c.id, [])));
     const order = [...good, ...bad].sort(() => Math.random() - 0.5);
     const results = await Promise.all(order.map((inv) => api(`/invoices/${inv.id}/finalize`, { method: 'POST', token: t.key })));
-    const ok = results.filter((r) => r.status === 200);
+    const ok = results.filter((r) => r.status === 201);
     expect(ok).toHaveLength(200);
     expect(results.filter((r) => r.status === 422)).toHaveLength(20);
     const seqs = ok.map((r) => Number(r.body.number.split('-').pop())).sort((a, b) => a - b);
@@ -138,7 +153,7 @@ describe('finalization and numbering', () => {
     });
     const b = await draft(t, c.id, [line('1')]);
     const fin = await api(`/invoices/${b.id}/finalize`, { method: 'POST', token: t.key });
-    expect(fin.body.number).toMatch(/-00002$/);
+    expect(fin.body.number).toBe('RE-0000000002');
   });
 });
 
@@ -175,13 +190,6 @@ describe('reading invoices', () => {
   });
 });
 
-async function finalized(t: TestTenant, customerId: string, positions: unknown[]) {
-  const d = await draft(t, customerId, positions);
-  const f = await api(`/invoices/${d.id}/finalize`, { method: 'POST', token: t.key });
-  expect(f.status, JSON.stringify(f.body)).toBe(200);
-  return f.body;
-}
-
 describe('payments, cancellation, credit notes', () => {
   it('takes partial payments until paid, refuses overpayment', async () => {
     const t = await createTenant();
@@ -209,7 +217,7 @@ describe('payments, cancellation, credit notes', () => {
     const res = await api(`/invoices/${inv.id}/cancel`, { token: t.key, method: 'POST' });
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('STATUS_CANCELLED');
-    expect(res.body.cancellationDocument.number).toBe('ST-2026-00001');
+    expect(res.body.cancellationDocument.number).toBe('ST-0000000001');
     const doc = (await api(`/invoices/${res.body.cancellationDocument.id}`, { token: t.key })).body;
     expect(doc).toMatchObject({ type: 'TYPE_CANCEL', referencedInvoice: inv.id, grossAmount: { amount: '-41.05' }, netAmount: { amount: '-35.00' }, taxAmount: { amount: '-6.05' } });
     expect(doc.positions.map((p: any) => [p.quantity, p.netAmount.amount])).toEqual([
@@ -224,14 +232,14 @@ describe('payments, cancellation, credit notes', () => {
     const c = await createCustomer(t);
     const inv = await finalized(t, c.id, [line('100.00')]); // 119.00
     const part = await api(`/invoices/${inv.id}/credit`, { token: t.key, body: { positions: [line('40.00')], reason: 'Goodwill' } });
-    expect(part.status).toBe(200);
-    expect(part.body).toMatchObject({ type: 'TYPE_CREDIT', number: 'GS-' + new Date().getUTCFullYear() + '-00001', grossAmount: { amount: '-47.60' } });
+    expect(part.status).toBe(201);
+    expect(part.body).toMatchObject({ type: 'TYPE_CREDIT', number: 'GS-0000000001', grossAmount: { amount: '-47.60' }, title: `Credit note for ${inv.number}: Goodwill` });
     const tooMuch = await api(`/invoices/${inv.id}/credit`, { token: t.key, body: { positions: [line('60.01')] } });
     expect(violations(tooMuch)).toEqual(['positions: exceeds_creditable']);
+    // Without positions: exactly the rest (issue 11 changed this from a 422): 100 − 40 = 60.00 net, 11.40 tax, 71.40 gross.
     const rest = await api(`/invoices/${inv.id}/credit`, { token: t.key, body: {} });
-    expect(rest.status).toBe(422); // the rest is not "every line" once a part was credited: give positions
-    const exact = await api(`/invoices/${inv.id}/credit`, { token: t.key, body: { positions: [line('60.00')] } });
-    expect(exact.body.grossAmount.amount).toBe('-71.40');
+    expect(rest.status).toBe(201);
+    expect(rest.body).toMatchObject({ netAmount: { amount: '-60.00' }, taxAmount: { amount: '-11.40' }, grossAmount: { amount: '-71.40' } });
     expect((await api(`/invoices/${inv.id}`, { token: t.key })).body.status).toBe('STATUS_CLOSED');
     expect(violations(await api(`/invoices/${inv.id}/credit`, { token: t.key, body: { positions: [line('0.01')] } }))).toEqual(['positions: exceeds_creditable']);
   });
@@ -251,7 +259,11 @@ describe('other operations', () => {
     expect((await api(`/invoices/${copy.body.id}/preview`, { token: t.key })).body.grossAmount.amount).toBe('11.90');
     const sent = await api(`/invoices/${inv.id}/resend`, { token: t.key, method: 'POST' });
     expect(sent.body.lastSentAt).toEqual(expect.any(String));
-    const mail = await env.DB.prepare('SELECT "to", subject FROM outgoing_mails WHERE tenant_id = ?').bind(t.id).first();
+    // Fynn resends with PUT.
+    const again = await api(`/invoices/${inv.id}/resend`, { token: t.key, method: 'PUT' });
+    expect(again.status).toBe(200);
+    expect((await env.DB.prepare('SELECT count(*) AS n FROM outgoing_mails WHERE tenant_id = ?').bind(t.id).first())?.n).toBe(2);
+    const mail = await env.DB.prepare('SELECT "to", subject FROM outgoing_mails WHERE tenant_id = ? LIMIT 1').bind(t.id).first();
     expect(mail).toEqual({ to: 'ap@example.com', subject: inv.number });
     const closed = await api(`/invoices/${inv.id}/close`, { method: 'PUT', token: t.key });
     expect(closed.body.status).toBe('STATUS_CLOSED');
@@ -273,5 +285,22 @@ describe('other operations', () => {
     expect((await api(`${url.pathname}${tampered}`)).status).toBe(404);
     const draftInv = await draft(t, c.id, [line('1')]);
     expect((await api(`/invoices/${draftInv.id}/download-link`, { method: 'PUT', token: t.key })).status).toBe(409);
+  });
+
+  it('lets links expire on the real clock, whatever the test clock says', async () => {
+    for (const clock of ['2020-01-01T00:00:00Z', '2099-01-01T00:00:00Z']) {
+      const t = await createTenant();
+      await api('/test-clock', { method: 'PUT', token: t.key, body: { now: clock } });
+      const c = await createCustomer(t);
+      const inv = await finalized(t, c.id, [line('10.00')]);
+      const before = Date.now();
+      const link = await api(`/invoices/${inv.id}/download-link?secondsValid=60`, { method: 'PUT', token: t.key });
+      const expires = Date.parse(link.body.expiresAt);
+      // 60 s from the real now (whole seconds), not from 2020 (already expired) or 2099 (valid for 73 years).
+      expect(expires).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 + 60_000);
+      expect(expires).toBeLessThanOrEqual(Date.now() + 60_000);
+      const url = new URL(link.body.url);
+      expect((await api(`${url.pathname}${url.search}`)).status, clock).toBe(200);
+    }
   });
 });

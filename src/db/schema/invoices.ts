@@ -57,7 +57,29 @@ export const invoices = sqliteTable(
   ],
 );
 
-/** Invoice lines; `parent_id` groups lines under a header (at most two levels). */
+/** A snapshot of a position's unit, tax group or tenant tax as they were when the line was made. */
+export interface PositionUnit {
+  id: string;
+  name: string;
+}
+export interface PositionTaxGroup {
+  id: string;
+  internalDescription: string | null;
+  reverseChargeType: string;
+  type: string;
+}
+export interface PositionTax {
+  /** The tenant's /taxes entry that supplied the rate; null for the EU table or a 0 % rule. */
+  id: string | null;
+  code: string | null;
+  description: string | null;
+}
+
+/**
+ * Invoice lines; `parent_id` groups lines under a header (at most two levels). `net_amount` is after
+ * the line's discount (`discount_amount`); unit, tax group and tax are snapshots (null when the line
+ * was made without them, e.g. by billing so far).
+ */
 export const invoicePositions = sqliteTable(
   'invoice_positions',
   {
@@ -81,6 +103,12 @@ export const invoicePositions = sqliteTable(
     productId: text('product_id'),
     subscriptionItemId: text('subscription_item_id'),
     createdAt: text('created_at').notNull(),
+    unit: text('unit', { mode: 'json' }).$type<PositionUnit | null>(),
+    taxGroup: text('tax_group', { mode: 'json' }).$type<PositionTaxGroup | null>(),
+    tax: text('tax', { mode: 'json' }).$type<PositionTax | null>(),
+    /** Percent (decimal string) when the discount was given as a percentage. */
+    discountPercentage: text('discount_percentage'),
+    unitPriceInterval: text('unit_price_interval'),
   },
   (t) => [index('invoice_positions_invoice_idx').on(t.tenantId, t.invoiceId, t.sort)],
 );
@@ -96,6 +124,8 @@ export const invoicePayments = sqliteTable(
     description: text('description'),
     paymentMethod: text('payment_method'),
     createdAt: text('created_at').notNull(),
+    /** The payment provider's fee (minor units), informational: it does not change what is paid. */
+    feeAmount: integer('fee_amount'),
   },
   (t) => [index('invoice_payments_invoice_idx').on(t.tenantId, t.invoiceId)],
 );

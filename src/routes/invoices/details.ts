@@ -52,6 +52,20 @@ invoiceDetailRoutes.openapi(
   async (c) => c.json(await setAddress(serviceContext(c), c.req.valid('param').id, c.req.valid('json').address), 200),
 );
 
+const reference = z.string().min(1).max(64).nullable();
+
+/** Fynn's `paymentMethodId` or our `paymentMethod`: one of the two; null removes it. */
+const PaymentMethodSchema = z
+  .strictObject({ paymentMethodId: reference.optional(), paymentMethod: reference.optional() })
+  .superRefine((v, ctx) => {
+    if (v.paymentMethodId !== undefined && v.paymentMethod !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['paymentMethod'], message: 'Give paymentMethodId or paymentMethod, not both.', params: { code: 'conflicting_fields' } });
+    } else if (v.paymentMethodId === undefined && v.paymentMethod === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['paymentMethodId'], message: 'Required (or paymentMethod).', params: { code: 'required' } });
+    }
+  })
+  .openapi('InvoicePaymentMethod');
+
 invoiceDetailRoutes.openapi(
   defineRoute({
     method: 'post',
@@ -59,8 +73,12 @@ invoiceDetailRoutes.openapi(
     access: 'invoice:write',
     tags,
     summary: 'Set the payment method',
-    request: { params, body: jsonBody(z.strictObject({ paymentMethod: z.string().min(1).max(64).nullable() }).openapi('InvoicePaymentMethod')) },
-    responses: documentResponse,
+    request: { params, body: jsonBody(PaymentMethodSchema) },
+    responses: { 201: jsonResponse(InvoiceSchema, 'The document') },
   }),
-  async (c) => c.json(await setPaymentMethod(serviceContext(c), c.req.valid('param').id, c.req.valid('json').paymentMethod), 200),
+  async (c) => {
+    const b = c.req.valid('json');
+    const [field, value] = b.paymentMethodId !== undefined ? ['paymentMethodId', b.paymentMethodId] : ['paymentMethod', b.paymentMethod ?? null];
+    return c.json(await setPaymentMethod(serviceContext(c), c.req.valid('param').id, value, field), 201);
+  },
 );

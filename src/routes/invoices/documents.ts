@@ -15,14 +15,28 @@ const tags = ['Invoices'];
 
 export const invoiceDocumentRoutes = createRouter();
 
+// Fynn resends with PUT; POST stays for the clients that already use it.
+invoiceDocumentRoutes.openapi(
+  defineRoute({
+    method: 'put',
+    path: '/invoices/{id}/resend',
+    access: 'invoice:write',
+    tags,
+    summary: 'Send the document to the customer again',
+    description: 'Through the mail interface; records lastSentAt.',
+    request: { params },
+    responses: { 200: jsonResponse(InvoiceSchema, 'The document') },
+  }),
+  async (c) => c.json(await resendInvoice(serviceContext(c), c.req.valid('param').id), 200),
+);
+
 invoiceDocumentRoutes.openapi(
   defineRoute({
     method: 'post',
     path: '/invoices/{id}/resend',
     access: 'invoice:write',
     tags,
-    summary: 'Send the document to the customer again',
-    description: 'Through the mail interface; records lastSentAt.',
+    summary: 'Send the document to the customer again (as PUT)',
     request: { params },
     responses: { 200: jsonResponse(InvoiceSchema, 'The document') },
   }),

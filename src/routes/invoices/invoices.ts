@@ -7,7 +7,7 @@ import { currencyCode, customFieldValues, optionalText } from '../../http/schema
 import { InvoiceSchema } from '../../schemas/invoices';
 import { createDraft, deleteDraft, updateDraft } from '../../services/invoices/drafts';
 import { invoiceListQuery, listInvoices, loadInvoice, renderLoaded } from '../../services/invoices/read';
-import { customerScope, nullable, params, PositionInputSchema } from './requests';
+import { customerScope, exactNumbers, nullable, params, PositionInputSchema } from './requests';
 
 const tags = ['Invoices'];
 
@@ -25,6 +25,9 @@ const DraftSchema = z
   .openapi('InvoiceDraftWrite');
 
 export const invoiceRoutes = createRouter();
+
+invoiceRoutes.use('/invoices', exactNumbers('quantity', 'discountPercentage'));
+invoiceRoutes.use('/invoices/:id', exactNumbers('quantity', 'discountPercentage'));
 
 invoiceRoutes.openapi(
   defineRoute({

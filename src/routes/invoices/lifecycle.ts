@@ -5,8 +5,9 @@ import { optionalText, timestamp } from '../../http/schemas';
 import { InvoiceSchema } from '../../schemas/invoices';
 import { finalizeInvoice } from '../../services/invoices/finalize';
 import { closeInvoice, duplicateInvoice } from '../../services/invoices/operations';
-import { cancelInvoice, creditInvoice } from '../../services/invoices/reversals';
-import { nullable, params, PositionInputSchema } from './requests';
+import { CREDIT_REASONS, creditInvoice } from '../../services/invoices/credits';
+import { cancelInvoice } from '../../services/invoices/reversals';
+import { CreditPositionSchema, exactNumbers, nullable, params } from './requests';
 
 // Status transitions of a document (docs/state-machines.md): finalize, approve, cancel, credit,
 // duplicate, close.
@@ -24,12 +25,12 @@ invoiceLifecycleRoutes.openapi(
     tags,
     summary: 'Finalize a draft: it gets the next number of its range',
     request: { params, body: { required: false, content: { 'application/json': { schema: z.strictObject({ dueDate: nullable(timestamp) }).openapi('InvoiceFinalize') } } } },
-    responses: { 200: jsonResponse(InvoiceSchema, 'The finalized document') },
+    responses: { 201: jsonResponse(InvoiceSchema, 'The finalized document') },
   }),
   async (c) => {
     // Without a body the validated value is {}: no due date given.
     const body: { dueDate?: string | null } = c.req.valid('json');
-    return c.json(await finalizeInvoice(serviceContext(c), c.req.valid('param').id, body.dueDate ?? null), 200);
+    return c.json(await finalizeInvoice(serviceContext(c), c.req.valid('param').id, body.dueDate ?? null), 201);
   },
 );
 
@@ -47,6 +48,19 @@ invoiceLifecycleRoutes.openapi(
   async (c) => c.json(await cancelInvoice(serviceContext(c), c.req.valid('param').id), 200),
 );
 
+const CreditSchema = z
+  .strictObject({
+    positions: z.array(CreditPositionSchema).max(200).nullable().optional(),
+    reason: optionalText(1, 255).openapi({ description: `One of Fynn's reasons (${Object.keys(CREDIT_REASONS).join(', ')}) or free text` }),
+    comment: optionalText(1, 2000),
+    paymentMethod: nullable(z.string().min(1).max(64)).openapi({ description: "The customer's payment method for the credit note (default: the invoice's)" }),
+    customIntroduction: optionalText(1, 10_000),
+    customClosing: optionalText(1, 10_000),
+  })
+  .openapi('InvoiceCredit');
+
+invoiceLifecycleRoutes.use('/invoices/:id/credit', exactNumbers('quantity', 'discountPercentage'));
+
 invoiceLifecycleRoutes.openapi(
   defineRoute({
     method: 'post',
@@ -54,20 +68,14 @@ invoiceLifecycleRoutes.openapi(
     access: 'invoice:write',
     tags,
     summary: 'Issue a credit note against an invoice',
-    description: 'Credits the given positions (positive amounts), or everything not yet credited. Never more than the remaining creditable amount (422).',
-    request: {
-      params,
-      body: jsonBody(
-        z
-          .strictObject({ positions: z.array(PositionInputSchema).max(200).nullable().optional(), reason: optionalText(1, 255), comment: optionalText(1, 2000) })
-          .openapi('InvoiceCredit'),
-      ),
-    },
-    responses: documentResponse,
+    description:
+      "Credits the given positions: positions of the invoice by id (all or a quantity of them), or new lines (positive amounts) at the invoice's tax rates. Without positions, everything not yet credited. Never more than what is left to credit, per tax rate and in all (422).",
+    request: { params, body: jsonBody(CreditSchema) },
+    responses: { 201: jsonResponse(InvoiceSchema, 'The credit note') },
   }),
   async (c) => {
     const b = c.req.valid('json');
-    return c.json(await creditInvoice(serviceContext(c), c.req.valid('param').id, { positions: b.positions ?? null, reason: b.reason, comment: b.comment }), 200);
+    return c.json(await creditInvoice(serviceContext(c), c.req.valid('param').id, { ...b, positions: b.positions ?? null }), 201);
   },
 );
 

@@ -4,14 +4,19 @@ import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../http/op
 import { idParam } from '../../http/schemas';
 import { InvoiceSchema } from '../../schemas/invoices';
 import { addPositions, deletePosition, updatePosition } from '../../services/invoices/positions';
-import { params, PositionInputSchema } from './requests';
+import { exactNumbers, isObjectWith, params, PositionInputSchema, PositionItemSchema, PositionUpdateSchema, shapeHook } from './requests';
 
 // The positions (lines) of a draft; each change answers with the whole draft.
 
 const tags = ['Invoices'];
 const positionParams = z.object({ id: idParam('id', 'Invoice position id') });
 
+const PositionListSchema = z.strictObject({ positions: z.array(PositionInputSchema).min(1).max(200) }).openapi('InvoicePositionsAdd');
+
 export const invoicePositionRoutes = createRouter();
+
+invoicePositionRoutes.use('/invoices/:id/position-items', exactNumbers('quantity', 'discountPercentage'));
+invoicePositionRoutes.use('/invoice-position-items/:id', exactNumbers('quantity', 'discountPercentage'));
 
 invoicePositionRoutes.openapi(
   defineRoute({
@@ -20,10 +25,18 @@ invoicePositionRoutes.openapi(
     access: 'invoice:write',
     tags,
     summary: 'Add positions to a draft',
-    request: { params, body: jsonBody(z.strictObject({ positions: z.array(PositionInputSchema).min(1).max(200) }).openapi('InvoicePositionsAdd')) },
+    description: "Either `{positions: [...]}` or, as Fynn's API takes it, one item (with `children` and an optional `position`).",
+    request: { params, body: jsonBody(z.union([PositionListSchema, PositionItemSchema])) },
     responses: { 200: jsonResponse(InvoiceSchema, 'The draft') },
   }),
-  async (c) => c.json(await addPositions(serviceContext(c), c.req.valid('param').id, c.req.valid('json').positions), 200),
+  async (c) => {
+    const body = c.req.valid('json');
+    const ctx = serviceContext(c);
+    const id = c.req.valid('param').id;
+    if ('positions' in body) return c.json(await addPositions(ctx, id, body.positions), 200);
+    return c.json(await addPositions(ctx, id, [body.item], { position: body.position, path: '' }), 200);
+  },
+  shapeHook((body) => (isObjectWith('positions')(body) ? PositionListSchema : PositionItemSchema)),
 );
 
 invoicePositionRoutes.openapi(
@@ -33,7 +46,7 @@ invoicePositionRoutes.openapi(
     access: 'invoice:write',
     tags,
     summary: 'Replace a position of a draft',
-    request: { params: positionParams, body: jsonBody(PositionInputSchema) },
+    request: { params: positionParams, body: jsonBody(PositionUpdateSchema) },
     responses: { 200: jsonResponse(InvoiceSchema, 'The draft') },
   }),
   async (c) => c.json(await updatePosition(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 200),

@@ -8,6 +8,7 @@ import type { Page } from '../../http/pagination';
 import { fetchPage } from '../../db/paging';
 import { newId } from '../../lib/ids';
 import { billingAddress, createDraft } from './drafts';
+import type { PositionItem } from './position-input';
 import { commitInvoiceChange } from './write';
 import { loadInvoice } from './read';
 import { type InvoiceAggregate } from './render';
@@ -59,17 +60,20 @@ export async function setAddress(ctx: ServiceContext, id: string, addressId: str
   return commitInvoiceChange(ctx, before, { invoiceAddress: address }, ['invoice.updated']);
 }
 
-export async function setPaymentMethod(ctx: ServiceContext, id: string, paymentMethodId: string | null) {
+/** A payment method must be one of the document's customer; `path` names the field the client sent. */
+export async function requireCustomerPaymentMethod(ctx: ServiceContext, customerId: string, paymentMethodId: string, path: string) {
+  const m = await ctx.db
+    .select({ id: paymentMethods.id })
+    .from(paymentMethods)
+    .where(and(eq(paymentMethods.tenantId, ctx.tenant.id), eq(paymentMethods.id, paymentMethodId), eq(paymentMethods.customerId, customerId)))
+    .get();
+  if (!m) throw ApiError.violation(path, 'No such payment method of this customer.', 'not_found');
+}
+
+export async function setPaymentMethod(ctx: ServiceContext, id: string, paymentMethodId: string | null, path = 'paymentMethod') {
   const before = await loadInvoice(ctx, id);
   requireStatus(before, ['STATUS_DRAFT', ...OPEN], 'change the payment method of');
-  if (paymentMethodId) {
-    const m = await ctx.db
-      .select({ id: paymentMethods.id })
-      .from(paymentMethods)
-      .where(and(eq(paymentMethods.tenantId, ctx.tenant.id), eq(paymentMethods.id, paymentMethodId), eq(paymentMethods.customerId, before.row.customerId)))
-      .get();
-    if (!m) throw ApiError.violation('paymentMethod', 'No such payment method of this customer.', 'not_found');
-  }
+  if (paymentMethodId) await requireCustomerPaymentMethod(ctx, before.row.customerId, paymentMethodId, path);
   return commitInvoiceChange(ctx, before, { paymentMethodId }, ['invoice.updated', 'invoice.payment_method.updated']);
 }
 
@@ -77,19 +81,29 @@ export async function setPaymentMethod(ctx: ServiceContext, id: string, paymentM
 export async function duplicateInvoice(ctx: ServiceContext, id: string) {
   const before = await loadInvoice(ctx, id);
   if (before.row.type !== 'TYPE_INVOICE') throw ApiError.conflict('Only invoices can be duplicated.', 'invalid-transition');
-  const positions = before.positions.map((p) => ({
-    name: p.name,
-    description: p.description,
-    quantity: p.quantity,
-    unitPrice: p.unitPrice,
-    discount: p.discountAmount ? fromMinorUnits(Math.abs(p.discountAmount), before.row.currencyCode).toString() : null,
-    taxGroup: null,
-    taxRate: p.taxRate,
-    taxCategory: p.taxCategory,
-    serviceDateFrom: null,
-    serviceDateTo: null,
-    parent: p.parentId ? String(before.positions.findIndex((x) => x.id === p.parentId)) : null,
-  }));
+  const positions = before.positions.map(
+    (p): PositionItem => ({
+      name: p.name,
+      description: p.description,
+      quantity: p.quantity,
+      unitPrice: p.unitPrice,
+      currencyCode: null,
+      discount: p.discountAmount && !p.discountPercentage ? fromMinorUnits(Math.abs(p.discountAmount), before.row.currencyCode).toString() : null,
+      discountPercentage: p.discountPercentage ?? null,
+      // The rate as billed, not resolved again.
+      taxGroup: null,
+      taxRate: p.taxRate,
+      taxCategory: p.taxCategory,
+      unit: p.unit?.id ?? null,
+      unitPriceInterval: p.unitPriceInterval ?? null,
+      product: null,
+      subscriptionItem: null,
+      serviceDateFrom: null,
+      serviceDateTo: null,
+      parent: p.parentId ? String(before.positions.findIndex((x) => x.id === p.parentId)) : null,
+      children: [],
+    }),
+  );
   return createDraft(ctx, {
     customer: before.row.customerId,
     currencyCode: before.row.currencyCode,

@@ -1,9 +1,16 @@
 import { formatMoney, fromMinorUnits } from '../../billing/money';
 import { customers, invoicePositions, invoices } from '../../db/schema';
+import { positionTaxes } from './position-amounts';
 import { INVOICE_TYPES, type InvoicePositionResource, type InvoiceResource, type InvoiceType } from '../../schemas/invoices';
 
 export type InvoiceRow = typeof invoices.$inferSelect;
-export type PositionRow = typeof invoicePositions.$inferSelect;
+type StoredPosition = typeof invoicePositions.$inferSelect;
+/**
+ * Position columns billing does not fill yet (src/billing/compose.ts builds its positions without
+ * them): optional here, stored as null when absent.
+ */
+type PositionDetails = 'unit' | 'taxGroup' | 'tax' | 'discountPercentage' | 'unitPriceInterval';
+export type PositionRow = Omit<StoredPosition, PositionDetails> & Partial<Pick<StoredPosition, PositionDetails>>;
 export type CustomerRow = typeof customers.$inferSelect;
 
 export { INVOICE_TYPES, type InvoiceResource, type InvoiceType };
@@ -32,26 +39,49 @@ export interface InvoiceAggregate {
 
 const money = (minor: number, currency: string) => formatMoney(fromMinorUnits(minor, currency), currency);
 
-export function renderPosition(p: PositionRow, currency: string): InvoicePositionResource {
-  return {
-    id: p.id,
-    parent: p.parentId,
-    sort: p.sort,
-    name: p.name,
-    description: p.description,
-    quantity: p.quantity,
-    unitPrice: { amount: p.unitPrice, currencyCode: currency },
-    discountAmount: money(p.discountAmount, currency),
-    netAmount: money(p.netAmount, currency),
-    taxRate: p.taxRate,
-    taxCategory: p.taxCategory,
-    taxNote: p.taxNote,
-    serviceDateFrom: p.serviceFrom,
-    serviceDateTo: p.serviceTo,
-    kind: p.kind,
-    product: p.productId,
-    subscriptionItem: p.subscriptionItemId,
-  };
+/**
+ * The document's positions as the API shows them: amounts before and after the line's discount, and
+ * each line's share of its tax group's tax (`positionTaxes`), so the lines add up to the totals.
+ */
+export function renderPositions(positions: readonly PositionRow[], currency: string): InvoicePositionResource[] {
+  const taxes = positionTaxes(positions);
+  const groups = positions.filter((p) => p.parentId === null && positions.some((c) => c.parentId === p.id));
+  return positions.map((p, i): InvoicePositionResource => {
+    const parent = p.parentId === null ? -1 : groups.findIndex((g) => g.id === p.parentId);
+    const tax = taxes[i]!;
+    return {
+      id: p.id,
+      parent: p.parentId,
+      group: parent < 0 ? null : { id: groups[parent]!.id, ranking: parent + 1, name: groups[parent]!.name },
+      position: i + 1,
+      sort: p.sort,
+      name: p.name,
+      description: p.description,
+      quantity: p.quantity,
+      unit: p.unit ?? null,
+      unitPrice: { amount: p.unitPrice, currencyCode: currency },
+      unitPriceInterval: p.unitPriceInterval ?? null,
+      netAmount: money(p.netAmount + p.discountAmount, currency),
+      discountAmount: money(p.discountAmount, currency),
+      discountPercentage: p.discountPercentage ?? null,
+      netAmountAfterDiscount: money(p.netAmount, currency),
+      taxAmount: money(tax, currency),
+      grossAmount: money(p.netAmount + tax, currency),
+      taxRate: p.taxRate,
+      taxCategory: p.taxCategory,
+      taxNote: p.taxNote,
+      taxGroup: p.taxGroup ?? null,
+      tax: p.kind === 'header' ? null : { id: p.tax?.id ?? null, code: p.tax?.code ?? p.taxCategory, description: p.tax?.description ?? `${p.taxRate}%`, rate: p.taxRate },
+      // Discounts are part of their line and there are no setup or dunning-fee lines (yet): every position is a product line.
+      type: 'product',
+      kind: p.kind,
+      serviceDateFrom: p.serviceFrom,
+      serviceDateTo: p.serviceTo,
+      product: p.productId,
+      subscriptionItem: p.subscriptionItemId,
+      createdAt: p.createdAt,
+    };
+  });
 }
 
 /** The invoice as the API shows it; every amount a money object in the invoice currency. */
@@ -99,7 +129,7 @@ export function renderInvoice(agg: InvoiceAggregate): InvoiceResource {
     discountAmount: money(r.discountAmount, c),
     unpaidAmount: money(Math.max(0, r.grossAmount - r.paidAmount), c),
     taxes: (r.taxBreakdown ?? []).map((t) => ({ ...t, taxableAmount: { amount: t.taxableAmount, currencyCode: c }, taxAmount: { amount: t.taxAmount, currencyCode: c } })),
-    positions: agg.positions.map((p) => renderPosition(p, c)),
+    positions: renderPositions(agg.positions, c),
     applicatedExchangeRates: r.exchangeRates ?? [],
     serviceDateFrom: r.serviceDateFrom,
     serviceDateTo: r.serviceDateTo,

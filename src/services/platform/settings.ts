@@ -34,16 +34,19 @@ export const SETTING_DEFINITIONS = {
     default: 'C-{number:5}',
     description: 'Format of generated customer numbers.',
   },
+  // Fynn's formats (RE-0000000001); tenants that existed before they became the default keep the
+  // formats they numbered with (migration 0010, docs/decisions.md, Invoices and billing).
   'invoice.numberFormat': {
     schema: numberFormat,
-    default: 'RE-{year}-{number:5}',
-    description: 'Format of invoice numbers: {number}, {year}, {month}, {day}, {customerNumber}; {number:5} pads to 5 digits.',
+    default: 'RE-{number:10}',
+    description:
+      'Format of invoice numbers: {number}, {yearLong} (2026), {year} (26), {month}, {day}, {customerNumber}; {number:10} pads to 10 digits.',
   },
-  'credit.numberFormat': { schema: numberFormat, default: 'GS-{year}-{number:5}', description: 'Format of credit note numbers.' },
-  'cancellation.numberFormat': { schema: numberFormat, default: 'ST-{year}-{number:5}', description: 'Format of cancellation document numbers.' },
-  'refund.numberFormat': { schema: numberFormat, default: 'RF-{year}-{number:5}', description: 'Format of refund numbers.' },
-  'reminder.numberFormat': { schema: numberFormat, default: 'ER-{year}-{number:5}', description: 'Format of payment reminder numbers.' },
-  'dunningLetter.numberFormat': { schema: numberFormat, default: 'MA-{year}-{number:5}', description: 'Format of dunning letter numbers.' },
+  'credit.numberFormat': { schema: numberFormat, default: 'GS-{number:10}', description: 'Format of credit note numbers.' },
+  'cancellation.numberFormat': { schema: numberFormat, default: 'ST-{number:10}', description: 'Format of cancellation document numbers.' },
+  'refund.numberFormat': { schema: numberFormat, default: 'RF-{number:10}', description: 'Format of refund numbers.' },
+  'reminder.numberFormat': { schema: numberFormat, default: 'ER-{number:10}', description: 'Format of payment reminder numbers.' },
+  'dunningLetter.numberFormat': { schema: numberFormat, default: 'MA-{number:10}', description: 'Format of dunning letter numbers.' },
   'invoice.paymentTermDays': {
     schema: z.number().int().min(0).max(365),
     default: 14,
