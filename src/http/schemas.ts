@@ -1,7 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { parseDuration } from '../billing/durations';
-import { checkDecimal, Dec } from '../billing/money';
-import { taxCategoryRateProblem } from '../billing/invoice-totals';
+import { checkDecimal } from '../billing/money';
 import { fromLocalDateTime } from '../billing/periods';
 import { currentRequestScope } from './request-scope';
 import { isCountryCode, isCurrencyCode, isTimeZone } from '../reference/iso';
@@ -136,19 +135,3 @@ export const durationText = z
 /** Money on the wire: a decimal string in major units and its currency (docs/decisions.md, Foundations). */
 export const moneyInput = z.strictObject({ amount: decimalString(4), currencyCode });
 
-/** A percentage from 0 to 100 with at most 4 decimals, such as a tax rate ("19", "5.5"). */
-export const percentString = decimalString(4, { integerDigits: 3 }).refine((v) => !new Dec(v).greaterThan(100), {
-  message: 'Must be between 0 and 100.',
-  params: { code: 'too_large' },
-});
-
-/**
- * The EN16931 rule between an explicit tax category and rate, for the superRefine of an input
- * with both (an invoice position): zero-rate categories (Z, E, AE, K, G, O) need the rate 0, S
- * needs more than 0. A tax group, when given, decides both, so the rule does not apply then.
- */
-export function taxCategoryRateRule(p: { taxCategory: string | null; taxRate: string | null; taxGroup?: string | null }, ctx: z.RefinementCtx) {
-  if (p.taxGroup || p.taxCategory === null || p.taxRate === null || checkDecimal(p.taxRate, { allowNegative: false })) return;
-  const problem = taxCategoryRateProblem(p.taxCategory, p.taxRate);
-  if (problem) ctx.addIssue({ code: 'custom', path: ['taxRate'], message: problem, params: { code: 'category_rate_mismatch' } });
-}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkDecimal } from '../../src/billing/money';
-import { decimalPattern, decimalString, percentString, timestamp, type DecimalRule } from '../../src/http/schemas';
+import { decimalPattern, decimalString, timestamp, type DecimalRule } from '../../src/http/schemas';
 import { illFormedString, nestedDeeperThan } from '../../src/http/json';
 import { runInRequestScope } from '../../src/http/request-scope';
 
@@ -33,13 +33,7 @@ describe('decimalString', () => {
 
   it('refuses leading zeros, which the domain parser refuses ("05.00", "07")', () => {
     expect(decimalString(4).safeParse('05.00').success).toBe(false);
-    expect(percentString.safeParse('07').success).toBe(false);
     expect(checkDecimal('05.00')).not.toBeNull();
-  });
-
-  it('percentString is 0..100', () => {
-    expect(['0', '7', '19', '5.5', '100'].map((v) => percentString.safeParse(v).success)).toEqual([true, true, true, true, true]);
-    expect(['100.0001', '101', '-1', '19.12345'].map((v) => percentString.safeParse(v).success)).toEqual([false, false, false, false]);
   });
 });
 

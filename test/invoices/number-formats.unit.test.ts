@@ -1,7 +1,7 @@
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 
-// Migration 0010 (Fynn's number formats) on a database that already has tenants: stored formats
+// Migration 0011 (Fynn's number formats) on a database that already has tenants: stored formats
 // keep their meaning ({year} was the four-digit year and becomes {yearLong}), and tenants that
 // numbered with the old defaults keep them; only tenants created afterwards get Fynn's defaults.
 
@@ -17,10 +17,10 @@ function apply(db: DatabaseSync, file: string) {
 const setting = (db: DatabaseSync, tenant: string, key: string) =>
   (db.prepare('SELECT value FROM settings WHERE tenant_id = ? AND key = ?').get(tenant, key) as { value: string } | undefined)?.value;
 
-describe('migration 0010_fynn_number_formats', () => {
+describe('migration 0011_fynn_number_formats', () => {
   it('rewrites stored {year} to {yearLong} and pins the old defaults for existing tenants', () => {
     const db = new DatabaseSync(':memory:');
-    const index = files.findIndex((f) => f.startsWith('0010_'));
+    const index = files.findIndex((f) => f.startsWith('0011_'));
     expect(index).toBeGreaterThan(0);
     for (const f of files.slice(0, index)) apply(db, f);
     const tenant = db.prepare(`INSERT INTO tenants (id, name, country_code, default_currency, time_zone, mode, created_at) VALUES (?, 'Old', 'DE', 'EUR', 'Europe/Berlin', 'live', '2025-01-01T00:00:00Z')`);
