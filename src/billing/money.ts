@@ -156,3 +156,18 @@ export function fromMinorUnits(minor: bigint | number, currencyCode: string): De
   const value = new Dec(minor.toString()).dividedBy(new Dec(10).pow(currencyScale(currencyCode)));
   return value.isZero() ? new Dec(0) : value;
 }
+
+/**
+ * Currency signs that name one currency only; every other currency is shown by its ISO code
+ * ("10.00 CHF"), so a displayed amount is never ambiguous ($ is USD, never CAD or AUD).
+ */
+const DISPLAY_SIGNS: Readonly<Record<string, string>> = { EUR: '€', USD: '$', GBP: '£', JPY: '¥' };
+
+/**
+ * An amount as Fynn shows it (`"10.00 €"`, docs/decisions.md, Subscriptions): rounded half-up to the
+ * currency's scale, a dot before the decimals, no grouping, a leading minus, then a space and the
+ * currency's sign or code. For display only; the money object beside it is what to compute with.
+ */
+export function formatDisplayAmount(amount: Decimal | string, currencyCode: string): string {
+  return `${formatDecimal(amount, currencyScale(currencyCode))} ${DISPLAY_SIGNS[currencyCode] ?? currencyCode}`;
+}

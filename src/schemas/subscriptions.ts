@@ -131,7 +131,14 @@ export const SubscriptionCommentSchema = z
   .openapi('SubscriptionComment');
 export type SubscriptionComment = z.infer<typeof SubscriptionCommentSchema>;
 
-export const EstimatedAmountSchema = z.object({ amount: z.string(), currencyCode: z.string() }).openapi('Money');
+/** Our money object, with Fynn's formatted `netAmount` beside it (docs/decisions.md, Subscriptions). */
+export const EstimatedAmountSchema = z
+  .object({
+    amount: z.string().openapi({ description: 'Net amount in major units at the currency scale', example: '10.00' }),
+    currencyCode: z.string().openapi({ example: 'EUR' }),
+    netAmount: z.string().openapi({ description: 'The same amount formatted for display, as Fynn shows it', example: '10.00 €' }),
+  })
+  .openapi('EstimatedAmount');
 export type EstimatedAmount = z.infer<typeof EstimatedAmountSchema>;
 
 export const UsageBatchResultSchema = z

@@ -1,7 +1,8 @@
 // What the next invoice of a subscription would be, through the same planner and composer as
 // billing: nothing is stored.
 import { activationSchedule } from '../../billing/periods';
-import { Dec, formatMoney, fromMinorUnits } from '../../billing/money';
+import { Dec, formatDisplayAmount, formatMoney, fromMinorUnits, type WireMoney } from '../../billing/money';
+import type { EstimatedAmount } from '../../schemas/subscriptions';
 import type { ServiceContext } from '../context';
 import { at } from '../context';
 import { customerTimeZone, loadSubscription, renderSubscription, type SubscriptionAggregate } from '../subscriptions/aggregate';
@@ -52,12 +53,12 @@ function asIfActivated(agg: SubscriptionAggregate, now: Date): SubscriptionAggre
  * estimated invoice's net. A draft: its first invoice as if activated now, in the currency of its
  * price plans (a draft is priced, not yet converted).
  */
-export async function estimatedAmount(ctx: ServiceContext, id: string) {
+export async function estimatedAmount(ctx: ServiceContext, id: string): Promise<EstimatedAmount> {
   const agg = await loadSubscription(ctx, id);
   if (agg.row.billingAnchor) {
     const invoice = await estimatedInvoice(ctx, id);
     const currency = agg.customer.currencyCode ?? ctx.tenant.defaultCurrency;
-    return invoice ? invoice.netAmount : formatMoney(new Dec(0), currency);
+    return withDisplay(invoice ? invoice.netAmount : formatMoney(new Dec(0), currency));
   }
   const draft = asIfActivated(agg, ctx.now);
   const asOf = new Date(draft.row.billingAnchor!);
@@ -68,5 +69,7 @@ export async function estimatedAmount(ctx: ServiceContext, id: string) {
   const lines = await planWithUsage(ctx, { subscription: toPlanSubscription(draft), prices, changes: await pendingChanges(ctx, draft, asOf), asOf });
   const composed = await composePlanned(at(ctx, asOf > ctx.now ? asOf : ctx.now), lines.length ? [{ agg: draft, lines }] : [], catalogue.products, null, undefined, { currency });
   const net = composed && !composed.skipOnly ? composed.row.netAmount : 0;
-  return formatMoney(fromMinorUnits(net, currency), currency);
+  return withDisplay(formatMoney(fromMinorUnits(net, currency), currency));
 }
+
+const withDisplay = (m: WireMoney): EstimatedAmount => ({ ...m, netAmount: formatDisplayAmount(m.amount, m.currencyCode) });
