@@ -85,6 +85,14 @@ const AppliedDiscountSchema = z.object({
     frequencyInterval: z.number().int().nullable(),
   }),
 });
+export const BILLING_ERROR_CODES = ['no_exchange_rate', 'no_tax_rate', 'amount_out_of_range', 'billing_error'] as const;
+const BillingErrorSchema = z
+  .object({
+    at: z.string().openapi({ description: 'When billing last failed' }),
+    code: z.enum(BILLING_ERROR_CODES),
+    message: z.string(),
+  })
+  .openapi('SubscriptionBillingError');
 const PartnerSummarySchema = z.object({ id: z.string(), name: z.string(), number: z.string(), email: z.string() });
 
 export const SubscriptionSchema = z
@@ -114,10 +122,12 @@ export const SubscriptionSchema = z
     cancellationDate: z.string().nullable(),
     cancelledAt: z.string().nullable(),
     cancellationReason: CancellationReasonSchema.nullable(),
+    cancellationReasonText: z.string().nullable().openapi({ description: 'The cancellation reason when it was given as free text (not a reason id or code)' }),
     isCancellationPending: z.boolean(),
     nextPossibleCancellationDate: z.array(z.string()),
     appliedDiscounts: z.array(AppliedDiscountSchema),
     partner: PartnerSummarySchema.nullable(),
+    lastBillingError: BillingErrorSchema.nullable().openapi({ description: 'Why the last attempt to bill the subscription failed; null once billing succeeds again' }),
     // Custom fields are the tenant's own (GET /custom-fields): open by design.
     customFields: z.record(z.string(), z.unknown()).nullable(),
     createdAt: z.string(),

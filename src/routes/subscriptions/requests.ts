@@ -10,6 +10,13 @@ export const nullable = <T extends z.ZodTypeAny>(s: T) => s.nullable().optional(
 
 export const ref = nullable(z.string().min(1).max(64));
 
+/**
+ * Optional and nullable, and a blank string counts as absent too: the n8n node sends a field the
+ * user left empty as "" (`{"nextBillingDate": ""}`, `{"reason": ""}`).
+ */
+export const blankAsNull = <T extends z.ZodTypeAny>(s: T) =>
+  z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? null : v), s.nullable().optional()).transform((v) => v ?? null);
+
 export const quantity = decimalString(4)
   .refine((v) => /[1-9]/.test(v), { message: 'Must be greater than 0.', params: { code: 'too_small' } })
   .default('1');
