@@ -171,3 +171,21 @@ const DISPLAY_SIGNS: Readonly<Record<string, string>> = { EUR: '€', USD: '$', 
 export function formatDisplayAmount(amount: Decimal | string, currencyCode: string): string {
   return `${formatDecimal(amount, currencyScale(currencyCode))} ${DISPLAY_SIGNS[currencyCode] ?? currencyCode}`;
 }
+
+/**
+ * The largest amount one invoice line may reach, in minor units of its currency (docs/decisions.md,
+ * Invoices and billing): 10^13, i.e. 100,000,000,000.00 EUR, 10,000,000,000,000 JPY. Amounts are
+ * stored as safe integers of minor units (below 2^53 ≈ 9.007 × 10^15), so a subscription's 100
+ * items at this bound with 100 % tax (2 × 10^15) still fit an invoice.
+ */
+export const MAX_LINE_MINOR_UNITS = 10_000_000_000_000;
+
+/** `MAX_LINE_MINOR_UNITS` in major units of a currency (EUR "100000000000", KWD "10000000000"). */
+export function maxLineAmount(currencyCode: string): Dec {
+  return new Dec(MAX_LINE_MINOR_UNITS).div(new Dec(10).pow(currencyScale(currencyCode)));
+}
+
+/** Whether an amount (of either sign) is beyond what one invoice line may bill. */
+export function exceedsLineAmount(amount: Decimal | string, currencyCode: string): boolean {
+  return toDec(amount).abs().greaterThan(maxLineAmount(currencyCode));
+}

@@ -76,6 +76,7 @@ export const EVENT_CATALOGUE = {
   'invoice.closed': 'A document was closed without (full) payment.',
   'invoice.requires_approval': 'Billing created a draft that needs manual approval.',
   'subscription.billed': 'A billing run billed a subscription.',
+  'subscription.billing_failed': 'A subscription could not be billed (reason in data.error and on the subscription); sent once per cause, the next run tries again.',
 } as const;
 
 export type EventType = keyof typeof EVENT_CATALOGUE;

@@ -85,7 +85,8 @@ const AppliedDiscountSchema = z.object({
     frequencyInterval: z.number().int().nullable(),
   }),
 });
-export const BILLING_ERROR_CODES = ['no_exchange_rate', 'no_tax_rate', 'amount_out_of_range', 'billing_error'] as const;
+/** Why billing failed (docs/decisions.md, Invoices and billing); `billing_error` is anything unforeseen. */
+export const BILLING_ERROR_CODES = ['no_exchange_rate', 'no_tax_rate', 'amount_out_of_range', 'concurrent_billing', 'billing_error'] as const;
 const BillingErrorSchema = z
   .object({
     at: z.string().openapi({ description: 'When billing last failed' }),

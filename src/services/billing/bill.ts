@@ -1,4 +1,5 @@
 import { and, asc, eq, gt, inArray, lte, sql } from 'drizzle-orm';
+import { BillingError } from '../../billing/compose';
 import { planInstantUsage } from '../../billing/plan';
 import { pricePlans, subscriptionItems, subscriptions, usageEvents } from '../../db/schema';
 import type { ServiceContext } from '../context';
@@ -23,7 +24,7 @@ export async function billSubscription(ctx: ServiceContext, subscriptionId: stri
     // it left may still be due, so plan again rather than count the subscription as done.
     if (result.skipped !== 'already_billed') return { ...result, hasInstantUsage };
   }
-  throw new Error(`billing conflicted with other billing ${REPLANS} times in a row; the next run tries again`);
+  throw new BillingError('concurrent_billing', `Other billing of this subscription got in the way ${REPLANS} times in a row; the next run tries again.`);
 }
 
 /** Plans of one subscription within one run before a ledger conflict counts as an error. */

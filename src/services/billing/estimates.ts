@@ -3,6 +3,8 @@
 import { activationSchedule } from '../../billing/periods';
 import { Dec, formatDisplayAmount, formatMoney, fromMinorUnits, type WireMoney } from '../../billing/money';
 import type { EstimatedAmount } from '../../schemas/subscriptions';
+import { BillingError } from '../../billing/compose';
+import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { at } from '../context';
 import { customerTimeZone, loadSubscription, renderSubscription, type SubscriptionAggregate } from '../subscriptions/aggregate';
@@ -13,7 +15,24 @@ import { loadCatalogue, pendingChanges, planWithUsage, toPlanPrice, toPlanSubscr
  * The subscription's next invoice as billing would compose it at its next billing date (usage as
  * measured so far). Nothing is stored.
  */
-export async function estimatedInvoice(ctx: ServiceContext, subscriptionId: string) {
+export function estimatedInvoice(ctx: ServiceContext, subscriptionId: string) {
+  return unlessUnbillable(() => nextInvoice(ctx, subscriptionId));
+}
+
+/**
+ * What cannot be billed cannot be estimated either: 409 with the reason billing would give
+ * (a missing rate, an amount beyond a line's bound) rather than a 500.
+ */
+async function unlessUnbillable<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof BillingError) throw ApiError.conflict(`The subscription cannot be billed as it stands: ${err.message}`, 'not-billable');
+    throw err;
+  }
+}
+
+async function nextInvoice(ctx: ServiceContext, subscriptionId: string) {
   const agg = await loadSubscription(ctx, subscriptionId);
   const next = renderSubscription(agg, ctx.now).nextBillingDate;
   const when = next && new Date(next) > ctx.now ? new Date(next) : ctx.now;
@@ -53,10 +72,14 @@ function asIfActivated(agg: SubscriptionAggregate, now: Date): SubscriptionAggre
  * estimated invoice's net. A draft: its first invoice as if activated now, in the currency of its
  * price plans (a draft is priced, not yet converted).
  */
-export async function estimatedAmount(ctx: ServiceContext, id: string): Promise<EstimatedAmount> {
+export function estimatedAmount(ctx: ServiceContext, id: string): Promise<EstimatedAmount> {
+  return unlessUnbillable(() => nextAmount(ctx, id));
+}
+
+async function nextAmount(ctx: ServiceContext, id: string): Promise<EstimatedAmount> {
   const agg = await loadSubscription(ctx, id);
   if (agg.row.billingAnchor) {
-    const invoice = await estimatedInvoice(ctx, id);
+    const invoice = await nextInvoice(ctx, id);
     const currency = agg.customer.currencyCode ?? ctx.tenant.defaultCurrency;
     return withDisplay(invoice ? invoice.netAmount : formatMoney(new Dec(0), currency));
   }
