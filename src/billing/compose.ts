@@ -139,6 +139,13 @@ export function composeInvoice(input: ComposeInput): ComposedInvoice {
     if (own.length === 0) continue;
     // Item price → coupon discount → tax: each subscription's coupons on its converted lines.
     const priced = own.map((l) => ({ l, id: input.newId(), amount: convert(l.amount, l.currencyCode) }));
+    // Before anything computes with it: an amount beyond a line's bound (stored before the bounds,
+    // converted into a currency of many more units) cannot be billed.
+    for (const p of priced) {
+      if (exceedsLineAmount(p.amount, currency)) {
+        throw new BillingError('amount_out_of_range', `${p.l.description}: ${p.amount} ${currency} exceeds the largest amount a line may bill (${maxLineAmount(currency).toString()} ${currency}).`);
+      }
+    }
     const discounts = applyCoupons(
       priced.map((p) => ({
         id: p.id,
@@ -176,9 +183,6 @@ export function composeInvoice(input: ComposeInput): ComposedInvoice {
       // The position shows quantity × unit price; its net comes from the exact amount, rounded once.
       const unitPrice = new Dec(p.l.quantity).isZero() ? new Dec(0) : new Dec(p.amount).div(p.l.quantity);
       const exact = lineNet({ quantity: '1', unitPrice: p.amount, discount: discountOf.get(p.id), factor: p.l.factor ?? undefined }, currency);
-      if (exceedsLineAmount(exact.grossAmount, currency)) {
-        throw new BillingError('amount_out_of_range', `${p.l.description}: ${exact.grossAmount} ${currency} exceeds the largest amount a line may bill (${maxLineAmount(currency).toString()} ${currency}).`);
-      }
       positions.push({
         id: p.id,
         parentId: header.id,
@@ -209,7 +213,7 @@ function invoiceTotalsOf(positions: ComposedPosition[], currency: string) {
   try {
     return positionTotals(positions, currency);
   } catch (err) {
-    if (!(err instanceof RangeError)) throw err;
+    if (!(err instanceof RangeError) || !/safe.integer/.test(err.message)) throw err;
     throw new BillingError('amount_out_of_range', `The invoice total exceeds the largest amount an invoice can hold in ${currency}.`);
   }
 }

@@ -185,7 +185,13 @@ export function maxLineAmount(currencyCode: string): Dec {
   return new Dec(MAX_LINE_MINOR_UNITS).div(new Dec(10).pow(currencyScale(currencyCode)));
 }
 
-/** Whether an amount (of either sign) is beyond what one invoice line may bill. */
+/**
+ * Whether an amount (of either sign) is beyond what one invoice line may bill. Any size is compared
+ * (an exact product of a price and a quantity may have 30 digits), so a string is not held to the
+ * 18 integer digits `parseDecimal` allows.
+ */
 export function exceedsLineAmount(amount: Decimal | string, currencyCode: string): boolean {
-  return toDec(amount).abs().greaterThan(maxLineAmount(currencyCode));
+  const value = new Dec(amount);
+  if (!value.isFinite()) throw new DecimalFormatError({ code: 'invalid_decimal', message: 'Must be a finite number.' }, amount.toString());
+  return value.abs().greaterThan(maxLineAmount(currencyCode));
 }

@@ -10,6 +10,7 @@ import type { ServiceContext } from '../context';
 import { newId } from '../../lib/ids';
 import { checkCustomFieldValues, selectCustomFieldDefinitions } from '../customers/custom-fields';
 import { nextSequenceValue } from '../common/sequences';
+import { unbillableAmount } from '../catalogue/price-plans';
 import { type ItemAggregate, type ItemRow, type SubscriptionAggregate, type SubscriptionRow, renderSubscription } from './aggregate';
 
 export interface ItemInput {
@@ -65,6 +66,8 @@ export async function checkItems(ctx: ServiceContext, customerId: string, items:
       if (product && price.productId !== product.id) v.add(`${at}.pricePlan`, 'The price plan belongs to another product.', 'product_mismatch');
       if (price.status !== 'active') v.add(`${at}.pricePlan`, `The price plan is ${price.status}.`, 'not_active');
       if (price.customerId && price.customerId !== customerId) v.add(`${at}.pricePlan`, 'The price plan is reserved for another customer.', 'other_customer');
+      const unbillable = unbillableAmount(price, item.quantity);
+      if (unbillable) v.add(`${at}.quantity`, unbillable, 'amount_too_large');
       currencies.add(price.currencyCode);
     }
   });
