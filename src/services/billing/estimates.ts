@@ -1,10 +1,10 @@
 // What the next invoice of a subscription would be, through the same planner and composer as
 // billing: nothing is stored.
-import { activationSchedule } from '../../billing/periods';
-import { Dec, formatDisplayAmount, formatMoney, fromMinorUnits, type WireMoney } from '../../billing/money';
-import type { EstimatedAmount } from '../../schemas/subscriptions';
 import { BillingError } from '../../billing/compose';
+import { Dec, formatDisplayAmount, formatMoney, fromMinorUnits, type WireMoney } from '../../billing/money';
+import { activationSchedule } from '../../billing/periods';
 import { ApiError } from '../../http/errors';
+import type { EstimatedAmount } from '../../schemas/subscriptions';
 import type { ServiceContext } from '../context';
 import { at } from '../context';
 import { customerTimeZone, loadSubscription, renderSubscription, type SubscriptionAggregate } from '../subscriptions/aggregate';
