@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { eventsOf, expectProblem, get } from '../support/api';
-import { createCustomer, ok, tick } from '../support/builders';
-import { expectInvoices, I, insertRates, invoicesOf, item, L, local, offer, subscribe, tenantAt } from './scenario';
+import { eventsOf, expectProblem, get, post } from '../support/api';
+import { created, createCustomer, ok, tick } from '../support/builders';
+import { expectInvoices, I, insertRates, invoicesOf, item, L, local, offer, product, subscribe, tenantAt } from './scenario';
 
 // Billing failures are not silent (issue 11): a subscription that cannot be billed shows why
 // (lastBillingError), the tenant gets subscription.billing_failed once per cause, and the next run
@@ -72,5 +72,22 @@ describe('billing failures', () => {
     expect(await failures()).toHaveLength(1);
     const [last] = (await ok(get(t, '/billing-runs'))).data;
     expect(last).toMatchObject({ status: 'completed', errors: 0, invoicesCreated: 1 });
+  });
+
+  it('instant usage that cannot be billed at once is stored, left to the next run, and shown there', async () => {
+    // COP has no ECB rate in any test.
+    const { t, c } = await tenantAt(local('2031-02-01'));
+    const unit = await created(post(t, '/units', { name: 'Message', code: 'sms' }));
+    const sms = await created(post(t, '/measurements', { unit: unit.id, code: 'sms', aggregationType: 'last_value', type: 'instant_metered' }));
+    const text = await product(t, c, 'SMS', sms);
+    const perSms = await created(post(t, '/price-plans', { product: text.id, calculationType: 'per_unit', currencyCode: 'COP', price: { amount: '350.00' } }));
+    const customer = await createCustomer(t);
+    const sub = await subscribe(t, customer.id, [{ product: text.id, pricePlan: perSms.id, quantity: '1' }], { name: 'Messaging' });
+    await tick(t, local('2031-02-01'));
+    // Before, the push answered 500 once its events were stored.
+    expect(await ok(post(t, '/subscriptions/measurements', { events: [{ id: 'sms-1', subscriptionItem: sub.items[0].id, quantity: '10' }] }))).toMatchObject({ accepted: 1, rejected: [] });
+    await tick(t, local('2031-02-02'));
+    expect(await invoicesOf(t, sub.id)).toEqual([]);
+    expect((await ok(get(t, `/subscriptions/${sub.id}`))).lastBillingError).toEqual({ at: local('2031-02-02'), code: 'no_exchange_rate', message: 'No ECB rate for COP/EUR on 2031-02-02.' });
   });
 });

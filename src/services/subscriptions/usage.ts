@@ -144,8 +144,14 @@ export async function ingestUsage(ctx: ServiceContext, events: UsageEventInput[]
     const results = (await ctx.db.batch(statements as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as unknown as { id: string }[][];
     accepted = results.reduce((n, r) => n + r.length, 0);
   }
-  // instant_metered usage is billed at once, each push on its own invoice.
-  for (const subscriptionId of instant) await billInstantUsage(ctx, subscriptionId, ctx.now, null);
+  // instant_metered usage is billed at once, each push on its own invoice. The events are stored
+  // whatever happens to that: a push that cannot be billed now is left to the next run, which
+  // shows why on the subscription (lastBillingError).
+  for (const subscriptionId of instant) {
+    await billInstantUsage(ctx, subscriptionId, ctx.now, null).catch((err) =>
+      console.error(JSON.stringify({ level: 'warn', job: 'instant-usage', subscriptionId, message: String(err) })),
+    );
+  }
   return { received: events.length, accepted, duplicates: rows.length - accepted, rejected };
 }
 
