@@ -177,8 +177,9 @@ const ID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$
  * of the tenant's reasons, else its code, else free text. An unknown id is refused rather than
  * kept as text, so a mistyped id does not pass unnoticed.
  */
-async function resolveReason(ctx: ServiceContext, reason: string | null, v: Violations) {
-  if (reason === null) return { row: null, text: null };
+async function resolveReason(ctx: ServiceContext, given: string | null, v: Violations) {
+  const reason = given?.trim();
+  if (!reason) return { row: null, text: null };
   const rows = await ctx.db
     .select()
     .from(cancellationReasons)
@@ -186,7 +187,7 @@ async function resolveReason(ctx: ServiceContext, reason: string | null, v: Viol
   const row = rows.find((r) => r.id === reason) ?? rows.find((r) => r.code === reason) ?? null;
   if (row) return { row, text: null };
   if (ID_SHAPE.test(reason)) v.add('reason', 'No such cancellation reason.', 'not_found');
-  return { row: null, text: reason.trim() };
+  return { row: null, text: reason };
 }
 
 export async function cancelSubscription(ctx: ServiceContext, id: string, input: CancelInput) {
