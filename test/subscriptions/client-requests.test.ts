@@ -28,6 +28,16 @@ describe('resume as the n8n node sends it', () => {
   });
 });
 
+describe('the OpenAPI document of these bodies', () => {
+  it('documents "" as none beside a timestamp, so a validator built from it accepts what the server accepts', async () => {
+    const schemas = (await api('/openapi.json')).body.components.schemas;
+    for (const field of [schemas.SubscriptionResume.properties.nextBillingDate, schemas.SubscriptionCancel.properties.cancellationDate]) {
+      expect(field.anyOf).toContainEqual({ type: 'string', enum: [''] });
+      expect(field.anyOf).toContainEqual({ type: 'null' });
+    }
+  });
+});
+
 describe('cancel as Fynn clients send it', () => {
   it("takes the node's body: reason \"\" is none, sendConfirmationEmail is accepted", async () => {
     const f = await setup();

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { decimalString, idParam } from '../../http/schemas';
+import { decimalString, idParam, timestamp } from '../../http/schemas';
 
 // Path parameters and request pieces shared by the subscription routes.
 
@@ -11,11 +11,15 @@ export const nullable = <T extends z.ZodTypeAny>(s: T) => s.nullable().optional(
 export const ref = nullable(z.string().min(1).max(64));
 
 /**
- * Optional and nullable, and a blank string counts as absent too: the n8n node sends a field the
- * user left empty as "" (`{"nextBillingDate": ""}`, `{"reason": ""}`).
+ * An optional, nullable timestamp that also takes "" for none: the n8n node sends a date the user
+ * left empty as "" (`{"nextBillingDate": ""}`). Documented as such, so a validator built from the
+ * OpenAPI document accepts what the server accepts.
  */
-export const blankAsNull = <T extends z.ZodTypeAny>(s: T) =>
-  z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? null : v), s.nullable().optional()).transform((v) => v ?? null);
+export const timestampOrBlank = z
+  .union([timestamp, z.literal('')], { error: 'Must be an ISO 8601 timestamp with offset or Z, or "" for none.' })
+  .nullable()
+  .optional()
+  .transform((v) => (v === '' || v === undefined ? null : v));
 
 export const quantity = decimalString(4)
   .refine((v) => /[1-9]/.test(v), { message: 'Must be greater than 0.', params: { code: 'too_small' } })
