@@ -3,9 +3,26 @@
 // in preloaded; ids come from the caller.
 import { applyCoupons, type CouponInput } from './discounts';
 import { lineNet, positionTotals } from './invoice-totals';
-import { Dec, MAX_UNIT_PRICE_DECIMALS, toMinorUnitsSafe } from './money';
+import { Dec, exceedsLineAmount, maxLineAmount, MAX_UNIT_PRICE_DECIMALS, toMinorUnitsSafe } from './money';
 import type { PlannedLine } from './plan';
 import { resolveTax, TaxRateUnavailableError, type ReverseChargeType, type TaxGroupType, type TaxRateOverride } from './tax';
+
+export type BillingErrorCode = 'no_exchange_rate' | 'no_tax_rate' | 'amount_out_of_range' | 'concurrent_billing';
+
+/**
+ * Why what is due cannot be billed as the data stands (no rate for the invoice day, no tax rate, an
+ * amount beyond what a line may bill): the tenant is told (the subscription's lastBillingError, the
+ * event subscription.billing_failed) and the next run tries again.
+ */
+export class BillingError extends Error {
+  constructor(
+    readonly code: BillingErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'BillingError';
+  }
+}
 
 /** One subscription's part of an invoice: its lines under a header with its name. */
 export interface ComposeSubscription {
@@ -103,7 +120,7 @@ export function composeInvoice(input: ComposeInput): ComposedInvoice {
     if (from === currency) return amount;
     const fromRate = input.rates.get(from);
     const toRate = input.rates.get(currency);
-    if (!fromRate || !toRate) throw new Error(`No ECB rate for ${from}/${currency} on ${input.invoiceDay}`);
+    if (!fromRate || !toRate) throw new BillingError('no_exchange_rate', `No ECB rate for ${from}/${currency} on ${input.invoiceDay}.`);
     const rate = new Dec(toRate.rate).div(fromRate.rate);
     if (!exchangeRates.some((r) => r.sourceCurrencyCode === from)) {
       // The date of the ECB publication used (the euro side has none of its own).
@@ -122,6 +139,13 @@ export function composeInvoice(input: ComposeInput): ComposedInvoice {
     if (own.length === 0) continue;
     // Item price → coupon discount → tax: each subscription's coupons on its converted lines.
     const priced = own.map((l) => ({ l, id: input.newId(), amount: convert(l.amount, l.currencyCode) }));
+    // Before anything computes with it: an amount beyond a line's bound (stored before the bounds,
+    // converted into a currency of many more units) cannot be billed.
+    for (const p of priced) {
+      if (exceedsLineAmount(p.amount, currency)) {
+        throw new BillingError('amount_out_of_range', `${p.l.description}: ${p.amount} ${currency} exceeds the largest amount a line may bill (${maxLineAmount(currency).toString()} ${currency}).`);
+      }
+    }
     const discounts = applyCoupons(
       priced.map((p) => ({
         id: p.id,
@@ -180,8 +204,18 @@ export function composeInvoice(input: ComposeInput): ComposedInvoice {
       });
     }
   }
-  const totals = positionTotals(positions, currency);
+  const totals = invoiceTotalsOf(positions, currency);
   return { type: totals.grossAmount < 0 ? 'TYPE_CREDIT' : 'TYPE_INVOICE', currency, positions, totals, exchangeRates, appliedCoupons };
+}
+
+/** Totals in minor units; lines that each fit can still add up beyond what storage holds. */
+function invoiceTotalsOf(positions: ComposedPosition[], currency: string) {
+  try {
+    return positionTotals(positions, currency);
+  } catch (err) {
+    if (!(err instanceof RangeError) || !/safe.integer/.test(err.message)) throw err;
+    throw new BillingError('amount_out_of_range', `The invoice total exceeds the largest amount an invoice can hold in ${currency}.`);
+  }
 }
 
 /** The tax of a line for the payer, at the start of its service period. */
@@ -202,6 +236,6 @@ function taxOf(ctx: TaxContext, l: PlannedLine): { rate: string; category: strin
     });
   } catch (err) {
     if (!(err instanceof TaxRateUnavailableError)) throw err;
-    throw new Error(`No tax rate for ${err.country}`);
+    throw new BillingError('no_tax_rate', `No tax rate for ${err.country}.`);
   }
 }

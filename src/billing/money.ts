@@ -171,3 +171,42 @@ export function documentAmountLimit(currency: string): Dec {
 export function withinDocumentLimit(amount: Decimal | string, currency: string): boolean {
   return new Dec(amount).abs().lt(documentAmountLimit(currency));
 }
+
+/**
+ * Currency signs that name one currency only; every other currency is shown by its ISO code
+ * ("10.00 CHF"), so a displayed amount is never ambiguous ($ is USD, never CAD or AUD).
+ */
+const DISPLAY_SIGNS: Readonly<Record<string, string>> = { EUR: '€', USD: '$', GBP: '£', JPY: '¥' };
+
+/**
+ * An amount as Fynn shows it (`"10.00 €"`, docs/decisions.md, Subscriptions): rounded half-up to the
+ * currency's scale, a dot before the decimals, no grouping, a leading minus, then a space and the
+ * currency's sign or code. For display only; the money object beside it is what to compute with.
+ */
+export function formatDisplayAmount(amount: Decimal | string, currencyCode: string): string {
+  return `${formatDecimal(amount, currencyScale(currencyCode))} ${DISPLAY_SIGNS[currencyCode] ?? currencyCode}`;
+}
+
+/**
+ * The largest amount one invoice line may reach, in minor units of its currency (docs/decisions.md,
+ * Invoices and billing): 10^13, i.e. 100,000,000,000.00 EUR, 10,000,000,000,000 JPY. Amounts are
+ * stored as safe integers of minor units (below 2^53 ≈ 9.007 × 10^15), so a subscription's 100
+ * items at this bound with 100 % tax (2 × 10^15) still fit an invoice.
+ */
+export const MAX_LINE_MINOR_UNITS = 10_000_000_000_000;
+
+/** `MAX_LINE_MINOR_UNITS` in major units of a currency (EUR "100000000000", KWD "10000000000"). */
+export function maxLineAmount(currencyCode: string): Dec {
+  return new Dec(MAX_LINE_MINOR_UNITS).div(new Dec(10).pow(currencyScale(currencyCode)));
+}
+
+/**
+ * Whether an amount (of either sign) is beyond what one invoice line may bill. Any size is compared
+ * (an exact product of a price and a quantity may have 30 digits), so a string is not held to the
+ * 18 integer digits `parseDecimal` allows.
+ */
+export function exceedsLineAmount(amount: Decimal | string, currencyCode: string): boolean {
+  const value = new Dec(amount);
+  if (!value.isFinite()) throw new DecimalFormatError({ code: 'invalid_decimal', message: 'Must be a finite number.' }, amount.toString());
+  return value.abs().greaterThan(maxLineAmount(currencyCode));
+}

@@ -49,6 +49,8 @@ export const bodyGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
     // JSON from the cached text.
     (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve('{}');
     c.set('rawBody', undefined);
+    // Clients send actions bodiless with Content-Type: application/json (the n8n node): an empty body is an empty object.
+    (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve('{}');
     return next();
   }
   const contentType = c.req.header('Content-Type') ?? '';

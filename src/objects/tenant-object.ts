@@ -45,6 +45,13 @@ function runBudget(env: Env): RunBudget {
 export class TenantObject extends DurableObject<Env> implements TenantObjectApi {
   /** Calls that allocate numbers run one after the other: D1 awaits would otherwise interleave them. */
   private queue: Promise<unknown> = Promise.resolve();
+  /**
+   * Billing work (a synchronous run, an alarm's chunks) runs one after the other, for the same
+   * reason: interleaved, a run that planned several periods of a subscription lost its whole batch
+   * to the ledger row another run had just written for the first of them (docs/decisions.md,
+   * Invoices and billing). A separate queue from numbering, which billing itself waits for.
+   */
+  private billingQueue: Promise<unknown> = Promise.resolve();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -56,6 +63,12 @@ export class TenantObject extends DurableObject<Env> implements TenantObjectApi 
   private serial<T>(work: () => Promise<T>): Promise<T> {
     const run = this.queue.then(work, work);
     this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private billingSerial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.billingQueue.then(work, work);
+    this.billingQueue = run.catch(() => undefined);
     return run;
   }
 
@@ -140,10 +153,13 @@ export class TenantObject extends DurableObject<Env> implements TenantObjectApi 
   async runBilling(tenantId: string, options: RunBillingOptions): Promise<BillingRunView> {
     const ctx = await this.context(tenantId, options.asOf ? new Date(options.asOf) : undefined);
     if (options.sync) {
-      const run = await createRun(ctx, ctx.now, options.trigger, newId());
-      const unbounded = { ms: Number.POSITIVE_INFINITY, chunks: Number.POSITIVE_INFINITY };
-      for (let cursor: string | null = ''; cursor !== null; ) cursor = await continueRun(ctx, run, cursor, unbounded, () => Date.now());
-      return getRun(ctx, run.id);
+      // Waits for an alarm's chunk under way (and the alarm for it), so each bills what the other left.
+      return this.billingSerial(async () => {
+        const run = await createRun(ctx, ctx.now, options.trigger, newId());
+        const unbounded = { ms: Number.POSITIVE_INFINITY, chunks: Number.POSITIVE_INFINITY };
+        for (let cursor: string | null = ''; cursor !== null; ) cursor = await continueRun(ctx, run, cursor, unbounded, () => Date.now());
+        return getRun(ctx, run.id);
+      });
     }
     // Nothing else runs in the object meanwhile (D1 awaits would let events in): two callers cannot
     // both start a run, and the alarm finds the run's row written.
@@ -163,18 +179,24 @@ export class TenantObject extends DurableObject<Env> implements TenantObjectApi 
 
   /** Continues the stored run. Alarms are delivered at least once; a repeated chunk bills nothing twice. */
   override async alarm() {
-    const stored = await this.ctx.storage.get<StoredRun>('run');
-    if (!stored) return;
-    const ctx = await this.context(stored.tenantId, new Date(stored.asOf));
-    const run = await ctx.db.select().from(billingRuns).where(eq(billingRuns.id, stored.runId)).get();
-    if (!run) return void (await this.ctx.storage.delete('run'));
-    const cursor = await continueRun(ctx, run, stored.cursor, runBudget(this.env), () => Date.now());
-    if (cursor === null) await this.ctx.storage.delete('run');
-    else {
-      await this.ctx.storage.put('run', { ...stored, cursor });
-      await this.ctx.storage.setAlarm(Date.now());
-    }
-    await this.publishEvents(stored.tenantId);
+    const tenantId = await this.billingSerial(async () => {
+      const stored = await this.ctx.storage.get<StoredRun>('run');
+      if (!stored) return null;
+      const ctx = await this.context(stored.tenantId, new Date(stored.asOf));
+      const run = await ctx.db.select().from(billingRuns).where(eq(billingRuns.id, stored.runId)).get();
+      if (!run) {
+        await this.ctx.storage.delete('run');
+        return null;
+      }
+      const cursor = await continueRun(ctx, run, stored.cursor, runBudget(this.env), () => Date.now());
+      if (cursor === null) await this.ctx.storage.delete('run');
+      else {
+        await this.ctx.storage.put('run', { ...stored, cursor });
+        await this.ctx.storage.setAlarm(Date.now());
+      }
+      return stored.tenantId;
+    });
+    if (tenantId) await this.publishEvents(tenantId);
   }
 
   /**

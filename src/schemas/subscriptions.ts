@@ -76,6 +76,15 @@ const AppliedDiscountSchema = z.object({
     frequencyInterval: z.number().int().nullable(),
   }),
 });
+/** Why billing failed (docs/decisions.md, Invoices and billing); `billing_error` is anything unforeseen. */
+export const BILLING_ERROR_CODES = ['no_exchange_rate', 'no_tax_rate', 'amount_out_of_range', 'concurrent_billing', 'billing_error'] as const;
+const BillingErrorSchema = z
+  .object({
+    at: z.string().openapi({ description: 'When billing last failed' }),
+    code: z.enum(BILLING_ERROR_CODES),
+    message: z.string(),
+  })
+  .openapi('SubscriptionBillingError');
 const PartnerSummarySchema = z.object({ id: z.string(), name: z.string(), number: z.string(), email: z.string() });
 
 export const SubscriptionSchema = z
@@ -105,10 +114,12 @@ export const SubscriptionSchema = z
     cancellationDate: z.string().nullable(),
     cancelledAt: z.string().nullable(),
     cancellationReason: CancellationReasonSchema.nullable(),
+    cancellationReasonText: z.string().nullable().openapi({ description: 'The cancellation reason when it was given as free text (not a reason id or code)' }),
     isCancellationPending: z.boolean(),
     nextPossibleCancellationDate: z.array(z.string()),
     appliedDiscounts: z.array(AppliedDiscountSchema),
     partner: PartnerSummarySchema.nullable(),
+    lastBillingError: BillingErrorSchema.nullable().openapi({ description: 'Why the last attempt to bill the subscription failed; null once billing succeeds again' }),
     // Custom fields are the tenant's own (GET /custom-fields): open by design.
     customFields: z.record(z.string(), z.unknown()).nullable(),
     createdAt: z.string(),
@@ -122,7 +133,14 @@ export const SubscriptionCommentSchema = z
   .openapi('SubscriptionComment');
 export type SubscriptionComment = z.infer<typeof SubscriptionCommentSchema>;
 
-export const EstimatedAmountSchema = z.object({ amount: z.string(), currencyCode: z.string() }).openapi('Money');
+/** Our money object, with Fynn's formatted `netAmount` beside it (docs/decisions.md, Subscriptions). */
+export const EstimatedAmountSchema = z
+  .object({
+    amount: z.string().openapi({ description: 'Net amount in major units at the currency scale', example: '10.00' }),
+    currencyCode: z.string().openapi({ example: 'EUR' }),
+    netAmount: z.string().openapi({ description: 'The same amount formatted for display, as Fynn shows it', example: '10.00 €' }),
+  })
+  .openapi('EstimatedAmount');
 export type EstimatedAmount = z.infer<typeof EstimatedAmountSchema>;
 
 export const UsageBatchResultSchema = z

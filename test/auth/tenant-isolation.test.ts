@@ -217,6 +217,7 @@ describe('tenant isolation on every route', () => {
       'put /subscriptions/{id}/invoice-address': { invoiceAddress: null },
       'patch /subscriptions/{id}/payment-method': { paymentMethodId: null },
       'patch /customers/{id}/payment-method': { paymentMethodId: 'stolen' },
+      'put /subscriptions/{id}/payment-method': { paymentMethodId: null },
       'post /subscriptions/{id}/products': { products: [{ product: bProduct.id, pricePlan: bPricePlan.id }] },
       'post /subscriptions/{id}/comments': { text: 'Stolen' },
       'put /subscription-items/{id}': { name: 'Stolen' },

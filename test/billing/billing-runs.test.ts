@@ -8,6 +8,15 @@ import { createCustomer, createTenant, flatMonthlyFee } from '../support/builder
 // billed exactly once, through crashes, alarms, overlapping runs and invoices finalized meanwhile.
 // Storage is shared by every test file, so every test works in a fresh tenant of its own.
 
+/** A service context for the tenant, as the worker builds one (no in-object numbering). */
+async function workerContext(t: TestTenant, now: string) {
+  const { createDb } = await import('../../src/db/client');
+  const { createServiceContext } = await import('../../src/services/context');
+  const db = createDb(env.DB);
+  const tenant = (await db.query.tenants.findFirst({ where: (x, { eq }) => eq(x.id, t.id) }))!;
+  return createServiceContext({ env, db, tenant, now: new Date(now) });
+}
+
 describe('billing runs: exactly once', () => {
   const catalogue = (t: TestTenant) => flatMonthlyFee(t, '10.00', 'Plan');
 
@@ -29,15 +38,6 @@ describe('billing runs: exactly once', () => {
         .bind(t.id)
         .all<{ s: string; n: number; statuses: string }>()
     ).results;
-
-  /** A service context for the tenant, as the worker builds one (no in-object numbering). */
-  async function workerContext(t: TestTenant, now: string) {
-    const { createDb } = await import('../../src/db/client');
-    const { createServiceContext } = await import('../../src/services/context');
-    const db = createDb(env.DB);
-    const tenant = (await db.query.tenants.findFirst({ where: (x, { eq }) => eq(x.id, t.id) }))!;
-    return createServiceContext({ env, db, tenant, now: new Date(now) });
-  }
 
   it('finishes a run that died half-way without billing anything twice', async () => {
     const t = await createTenant();
@@ -158,5 +158,73 @@ describe('billing runs: exactly once', () => {
     const listed = await api('/billing-runs', { token: t.key });
     expect(listed.body.data.reduce((sum: number, r: any) => sum + r.invoicesCreated, 0)).toBe(5);
     expect(listed.body.data.every((r: any) => r.status === 'completed')).toBe(true);
+  });
+});
+
+describe('billing runs: concurrent paths', () => {
+  it('a background run and the test clock sent together bill every due period (issue 11, hardening 3)', async () => {
+    const t = await createTenant();
+    await api('/test-clock', { method: 'PUT', token: t.key, body: { now: '2030-01-15T10:00:00Z' } });
+    const { product, price } = await flatMonthlyFee(t, '10.00', 'Plan');
+    for (let i = 0; i < 5; i++) {
+      const c = await createCustomer(t);
+      const s = (await api('/subscriptions', { token: t.key, body: { customer: c.id, items: [{ product: product.id, pricePlan: price.id }] } })).body;
+      expect((await api(`/subscriptions/${s.id}/activate`, { method: 'PUT', token: t.key, body: {} })).status).toBe(200);
+    }
+    // The background run (as of 15 January) and the clock's synchronous run (as of 16 March) at once.
+    expect((await api('/billing-runs', { token: t.key, method: 'POST' })).status).toBe(202);
+    const stub = env.TENANT.getByName(t.id);
+    const [, clock] = await Promise.all([runDurableObjectAlarm(stub), api('/test-clock', { method: 'PUT', token: t.key, body: { now: '2030-03-16T10:00:00Z' } })]);
+    expect(clock.status).toBe(200);
+    for (let i = 0; i < 5 && (await runDurableObjectAlarm(stub)); i++);
+    // Activated 15 January, monthly in advance: 15 Jan, 15 Feb and 15 Mar are due by 16 March,
+    // 3 periods × 5 subscriptions = 15 ledger rows, each exactly once.
+    const ledger = await env.DB.prepare(`SELECT period_start AS p, count(*) AS n FROM billing_ledger WHERE tenant_id = ? GROUP BY period_start ORDER BY period_start`)
+      .bind(t.id)
+      .all<{ p: string; n: number }>();
+    expect(ledger.results.map((r) => r.n)).toEqual([5, 5, 5]);
+    // 15 periods at 10.00 net: 150.00 net, × 1.19 = 178.50 gross over all invoices.
+    const totals = await env.DB.prepare(`SELECT sum(net_amount) AS net, sum(gross_amount) AS gross FROM invoices WHERE tenant_id = ?`).bind(t.id).first();
+    expect(totals).toEqual({ net: 15000, gross: 17850 });
+    // The clock's run waited for the alarm's chunk under way (January of all five), then billed
+    // what it left (February and March, one invoice each); both end completed with nothing left.
+    const runs = (await api('/billing-runs', { token: t.key })).body.data as any[];
+    const summary = (trigger: string, asOf: string) =>
+      runs.filter((r) => r.trigger === trigger && r.asOf === asOf).map((r) => ({ status: r.status, invoicesCreated: r.invoicesCreated, itemsBilled: r.itemsBilled, errors: r.errors }));
+    expect(summary('api', '2030-01-15T10:00:00.000Z')).toEqual([{ status: 'completed', invoicesCreated: 5, itemsBilled: 5, errors: 0 }]);
+    expect(summary('test_clock', '2030-03-16T10:00:00.000Z')).toEqual([{ status: 'completed', invoicesCreated: 5, itemsBilled: 10, errors: 0 }]);
+    // The runs did not interleave: the alarm's five invoices took the first numbers of the range.
+    const order = await env.DB.prepare(`SELECT r.trigger AS t FROM invoices i JOIN billing_runs r ON r.id = i.billing_run_id WHERE i.tenant_id = ? ORDER BY i.number_seq`)
+      .bind(t.id)
+      .all<{ t: string }>();
+    expect(order.results.map((r) => r.t)).toEqual([...Array(5).fill('api'), ...Array(5).fill('test_clock')]);
+  });
+
+  it('a run whose plan went stale meanwhile plans again and bills what the other path left', async () => {
+    const t = await createTenant();
+    await api('/test-clock', { method: 'PUT', token: t.key, body: { now: '2030-01-15T10:00:00Z' } });
+    const { product, price } = await flatMonthlyFee(t, '10.00', 'Plan');
+    const c = await createCustomer(t);
+    const s = (await api('/subscriptions', { token: t.key, body: { customer: c.id, items: [{ product: product.id, pricePlan: price.id }] } })).body;
+    expect((await api(`/subscriptions/${s.id}/activate`, { method: 'PUT', token: t.key, body: {} })).status).toBe(200);
+    const { billSubscription } = await import('../../src/services/billing/bill');
+    const { preloadChunk } = await import('../../src/services/billing/inputs');
+    const { subscriptions } = await import('../../src/db/schema');
+    const { eq } = await import('drizzle-orm');
+    // A run as of 16 March reads its chunk: 15 Jan, 15 Feb and 15 Mar are due.
+    const late = await workerContext(t, '2030-03-16T10:00:00Z');
+    const rows = await late.db.select().from(subscriptions).where(eq(subscriptions.id, s.id));
+    const stale = await preloadChunk(late, rows, late.now);
+    // Before it writes, another path bills January (as of 15 January).
+    const early = await workerContext(t, '2030-01-15T10:00:00Z');
+    expect((await billSubscription(early, s.id, early.now, null)).lines).toBe(1);
+    // Its batch for Jan–Mar meets January's ledger row; it plans again and bills February and March.
+    const result = await billSubscription(late, s.id, late.now, null, stale);
+    expect(result).toMatchObject({ lines: 2, skipped: null, invoiceId: expect.any(String) });
+    const ledger = await env.DB.prepare(`SELECT period_start AS p FROM billing_ledger WHERE tenant_id = ? ORDER BY period_start`).bind(t.id).all<{ p: string }>();
+    // Periods start at the activation instant: 15 Jan, 15 Feb, 15 Mar at 10:00 UTC.
+    expect(ledger.results.map((r) => r.p)).toEqual(['2030-01-15T10:00:00.000Z', '2030-02-15T10:00:00.000Z', '2030-03-15T10:00:00.000Z']);
+    // 10.00 + 2 × 10.00 net on two invoices; 30.00 × 1.19 = 35.70 gross.
+    expect(await env.DB.prepare(`SELECT count(*) AS n, sum(net_amount) AS net, sum(gross_amount) AS gross FROM invoices WHERE tenant_id = ?`).bind(t.id).first()).toEqual({ n: 2, net: 3000, gross: 3570 });
   });
 });

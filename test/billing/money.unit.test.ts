@@ -5,6 +5,7 @@ import {
   currencyScale,
   Dec,
   DecimalFormatError,
+  formatDisplayAmount,
   formatMoney,
   fromMinorUnits,
   parseDecimal,
@@ -207,5 +208,22 @@ describe('minor units', () => {
       amount: '10.01',
       currencyCode: 'EUR',
     });
+  });
+});
+
+describe('formatDisplayAmount (estimated-amount netAmount, as Fynn shows it)', () => {
+  it.each([
+    ['10', 'EUR', '10.00 €'],
+    ['1234567.891', 'EUR', '1234567.89 €'],
+    ['-5.5', 'EUR', '-5.50 €'],
+    ['-0.004', 'EUR', '0.00 €'],
+    ['24', 'USD', '24.00 $'],
+    ['9.995', 'GBP', '10.00 £'],
+    ['1234.5', 'JPY', '1235 ¥'],
+    ['10', 'CHF', '10.00 CHF'],
+    ['10', 'CAD', '10.00 CAD'],
+    ['1.0005', 'KWD', '1.001 KWD'],
+  ])('%s %s → %s', (amount, currency, expected) => {
+    expect(formatDisplayAmount(amount, currency)).toBe(expected);
   });
 });

@@ -27,9 +27,9 @@ describe('percentage price plans', () => {
     const customer = await createCustomer(t);
     const d = await draft(t, customer.id, items, { name: 'Platform' });
     // 199.90 + 2.5 % × 199.90 = 199.90 + 4.9975 (→ 5.00) = 204.90
-    expect(await ok(get(t, `/subscriptions/${d.id}/estimated-amount`))).toEqual({ amount: '204.90', currencyCode: 'EUR' });
+    expect(await ok(get(t, `/subscriptions/${d.id}/estimated-amount`))).toEqual({ amount: '204.90', currencyCode: 'EUR', netAmount: '204.90 €' });
     const sub = await ok(put(t, `/subscriptions/${d.id}/activate`, {}));
-    expect(await ok(get(t, `/subscriptions/${sub.id}/estimated-amount`))).toEqual({ amount: '204.90', currencyCode: 'EUR' });
+    expect(await ok(get(t, `/subscriptions/${sub.id}/estimated-amount`))).toEqual({ amount: '204.90', currencyCode: 'EUR', netAmount: '204.90 €' });
     expect(await ok(get(t, `/subscriptions/${sub.id}/estimated-invoice`))).toMatchObject({
       netAmount: { amount: '204.90' },
       taxAmount: { amount: '38.93' },

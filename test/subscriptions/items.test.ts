@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectProblem, expectStatus, get, paths, post, put, violations } from '../support/api';
-import { ok, refusedUnchanged, setClock } from '../support/builders';
+import { created, ok, refusedUnchanged, setClock } from '../support/builders';
 import { activeSubscription, DEFAULT_NOW, draft, expectRefused, item, itemRows, nonBillingEventTypes, setup, storedSubscription } from './builders';
 
 // The items of a subscription: ordering products (POST /subscriptions/{id}/products) and
@@ -13,16 +13,16 @@ describe('POST /subscriptions/{id}/products', () => {
     const { t, c } = f;
     const sub = await activeSubscription(f);
     await setClock(t, '2030-01-20T00:00:00.000Z');
-    const now = await ok(post(t, `/subscriptions/${sub.id}/products`, { products: [item(c.storage, c.storageMonthly, '2')] }));
+    const now = await created(post(t, `/subscriptions/${sub.id}/products`, { products: [item(c.storage, c.storageMonthly, '2')] }));
     expect(now.items).toHaveLength(2);
     expect(now.items[1]).toMatchObject({ type: 'addon', status: 'active', activatedAt: '2030-01-20T00:00:00.000Z', quantity: '2', product: { id: c.storage.id }, startDate: null });
     expect(await itemRows(t, sub.id)).toHaveLength(2);
 
-    const later = await ok(post(t, `/subscriptions/${sub.id}/products`, { startDate: '2030-02-01T00:00:00Z', products: [item(c.api, c.apiMetered)] }));
+    const later = await created(post(t, `/subscriptions/${sub.id}/products`, { startDate: '2030-02-01T00:00:00Z', products: [item(c.api, c.apiMetered)] }));
     const pending = later.items[2];
     expect(pending).toMatchObject({ type: 'addon', status: 'pending', activatedAt: null, startDate: '2030-02-01T00:00:00.000Z' });
 
-    const charge = await ok(post(t, `/subscriptions/${sub.id}/products`, { products: [item(c.setup, c.setupFee)] }));
+    const charge = await created(post(t, `/subscriptions/${sub.id}/products`, { products: [item(c.setup, c.setupFee)] }));
     expect(charge.items[3]).toMatchObject({ type: 'charge', status: 'active', pricePlan: { id: c.setupFee.id, type: 'one_time', billingInterval: null } });
 
     await setClock(t, '2030-02-01T00:00:00.000Z');
@@ -47,7 +47,7 @@ describe('POST /subscriptions/{id}/products', () => {
     const { t, c } = f;
     const sub = await activeSubscription(f);
     const ordered = await post(t, `/subscriptions/${sub.id}/products`, { products: Array.from({ length: 10 }, () => item(c.storage, c.storageMonthly)) });
-    expectStatus(ordered, 200);
+    expectStatus(ordered, 201);
     expect(ordered.body.items).toHaveLength(11);
     expect(await itemRows(t, sub.id)).toHaveLength(11);
   });
@@ -68,7 +68,7 @@ describe('POST /subscriptions/{id}/products', () => {
       expect(violations(res).sort(), JSON.stringify(body)).toEqual(expected);
     }
     const d = await draft(f);
-    const ordered = await ok(post(t, `/subscriptions/${d.id}/products`, { products: [item(c.storage, c.storageMonthly)] }));
+    const ordered = await created(post(t, `/subscriptions/${d.id}/products`, { products: [item(c.storage, c.storageMonthly)] }));
     expect(ordered.items[1]).toMatchObject({ type: 'addon', status: 'pending' });
     expect(await nonBillingEventTypes(t, d.id)).toEqual(['subscription.created', 'subscription.products.ordered']);
     const activated = await ok(put(t, `/subscriptions/${d.id}/activate`, {}));
@@ -141,7 +141,7 @@ describe('subscription items', () => {
     const open = await activeSubscription(f);
     expect(await ok(put(t, `/subscription-items/${open.items[0].id}/cancel`))).toMatchObject({ status: 'terminated', endDate: DEFAULT_NOW });
 
-    const later = await ok(post(t, `/subscriptions/${open.id}/products`, { startDate: '2030-03-01T00:00:00Z', products: [item(c.storage, c.storageMonthly)] }));
+    const later = await created(post(t, `/subscriptions/${open.id}/products`, { startDate: '2030-03-01T00:00:00Z', products: [item(c.storage, c.storageMonthly)] }));
     expect(await ok(put(t, `/subscription-items/${later.items[1].id}/cancel`))).toMatchObject({ status: 'terminated', endDate: DEFAULT_NOW });
 
     // The canceled item ends when the clock reaches its end date; the subscription renews.

@@ -70,6 +70,15 @@ describe('GET /subscriptions', () => {
       [`partner=${s.b.id}`, []],
       [`customer=${s.a.id}&status=terminated`, [s.s4]],
       [`items.product.id=${c.pro.id}&paymentMethod.type=card&status[]=active&status[]=draft`, [s.s1]],
+      // The bracket forms clients send for nested filters (axios encodes the brackets).
+      ['paymentMethod%5Btype%5D=card', [s.s4, s.s1]],
+      ['paymentMethod[type]=sepa_debit', [s.s2]],
+      ['paymentMethod%5Btype%5D%5B%5D=sepa_debit&paymentMethod%5Btype%5D%5B%5D=card', [s.s4, s.s2, s.s1]],
+      [`items%5Bproduct%5D%5Bid%5D=${c.storage.id}`, [s.s2]],
+      [`items[product][id][]=${c.api.id}&items[product][id][]=${c.storage.id}`, [s.s3, s.s2]],
+      // An empty filter (a form's blank field) filters nothing.
+      ['status=', [s.s4, s.s3, s.s2, s.s1]],
+      ['status=&customer=', [s.s4, s.s3, s.s2, s.s1]],
     ];
     for (const [q, expected] of cases) {
       const res = await get(t, `/subscriptions?${q}`);
@@ -97,6 +106,9 @@ describe('GET /subscriptions', () => {
       ['order[trialEndsOn]=asc', [s.s4, s.s3, s.s2, s.s1]],
       ['order[trialEndsOn]=desc', [s.s1, s.s2, s.s4, s.s3]],
       ['order[status]=asc&order[createdAt]=asc&status[]=active&status[]=terminated', [s.s1, s.s4]],
+      // Encoded brackets, as on the wire.
+      ['order%5BactivatedAt%5D=desc', [s.s2, s.s1, s.s4, s.s3]],
+      ['order%5BtrialEndsOn%5D=asc', [s.s4, s.s3, s.s2, s.s1]],
     ];
     for (const [q, expected] of cases) {
       const res = await get(t, `/subscriptions?${q}`);
@@ -120,6 +132,9 @@ describe('GET /subscriptions', () => {
       // (s4 01-05, s1 01-06, s2 01-07): the end depends on the period too.
       ['order[contractDetails.contractEnd]=asc', [s.s2, s.s1, s.s4, s.s3]],
       ['order[contractDetails.contractEnd]=desc', [s.s3, s.s4, s.s1, s.s2]],
+      // The bracket form the n8n node sends (lodash splits the dot inside the brackets).
+      ['order%5BcontractDetails%5D%5BcontractEnd%5D=asc', [s.s2, s.s1, s.s4, s.s3]],
+      ['order[contractDetails][contractEnd]=desc', [s.s3, s.s4, s.s1, s.s2]],
     ];
     for (const [q, expected] of cases) {
       const res = await get(t, `/subscriptions?${q}`);
@@ -143,6 +158,49 @@ describe('GET /subscriptions', () => {
     for (const q of ['limit=101', 'page=-1', 'order[status]=up']) {
       expectProblem(await get(t, `/subscriptions?${q}`), 400);
     }
+  });
+
+  it('refuses an unknown query parameter with a 400 naming it, instead of ignoring it', async () => {
+    const f = await setup();
+    for (const [q, param] of [
+      ['colour=red', 'colour'],
+      ['paymentMethod[kind]=card', 'paymentMethod[kind]'],
+      ['order[number]=asc', 'order[number]'],
+      ['statuses=active', 'statuses'],
+    ]) {
+      const res = await get(f.t, `/subscriptions?${q}`);
+      expectProblem(res, 400);
+      expect(violations(res), q).toEqual([`${param}: unknown_field`]);
+    }
+  });
+
+  it('searches number, name, external id and the customer: name, company, number and e-mail (case-insensitive)', async () => {
+    const f = await setup();
+    const { t } = f;
+    const grace = await createCustomer(t, { firstName: 'Grace', lastName: 'Hopper', companyName: 'Navy Labs GmbH', email: 'grace@navy.example', customerNumber: 'K-4711' });
+    const s1 = await draft(f, { name: 'Team plan', externalId: 'crm-100' });
+    const s2 = await draft(f, { customer: grace.id, externalId: 'crm-200' });
+    const cases: [string, string[]][] = [
+      ['lovelace', [s1.id]],
+      ['Ada%20Lovelace', [s1.id]],
+      ['navy+labs', [s2.id]],
+      ['GRACE%40NAVY', [s2.id]],
+      ['k-4711', [s2.id]],
+      ['crm-', [s2.id, s1.id]],
+      ['team', [s1.id]],
+      [s2.number, [s2.id]],
+      // LIKE wildcards are matched literally.
+      ['%25', []],
+      ['_', []],
+      ['nobody', []],
+      ['', [s2.id, s1.id]],
+    ];
+    for (const [q, expected] of cases) {
+      const res = await get(t, `/subscriptions?search=${q}`);
+      expectStatus(res, 200);
+      expect(ids(res), q).toEqual(expected);
+    }
+    expect(ids(await get(t, `/subscriptions?search=crm&customer=${grace.id}`))).toEqual([s2.id]);
   });
 
   it('refuses an unknown status filter value with a 400 problem naming the parameter', async () => {

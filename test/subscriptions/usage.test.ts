@@ -83,7 +83,7 @@ describe('POST /subscriptions/measurements', () => {
     const visitors = await created(post(t, '/measurements', { unit: c.unit.id, code: 'visitors', aggregationType: 'count_unique', type: 'metered' }));
     const product = await created(post(t, '/catalogue/products', { name: 'Visitors', type: 'product', productFamilies: [c.family.id], measurement: visitors.id, taxGroup: c.taxGroup.id }));
     const price = await created(post(t, '/price-plans', { product: product.id, calculationType: 'per_unit', currencyCode: 'EUR', price: { amount: '0.01' }, billingInterval: '1M' }));
-    const withVisitors = await ok(post(t, `/subscriptions/${f.sub.id}/products`, { products: [item(product, price)] }));
+    const withVisitors = await created(post(t, `/subscriptions/${f.sub.id}/products`, { products: [item(product, price)] }));
     const visitorsItem = withVisitors.items[2].id;
     // A second live subscription with a `seats` item makes `seats` ambiguous for this customer;
     // a draft with API calls does not count.
@@ -183,7 +183,7 @@ describe('measurement values', () => {
     const created4 = await activeSubscription(f, {
       items: [item(c.pro, c.proMonthly), item(c.api, c.apiMetered), ...kinds.slice(0, 2).map((k) => item(extra[k]!.product, extra[k]!.price))],
     });
-    const sub = await ok(post(t, `/subscriptions/${created4.id}/products`, { products: kinds.slice(2).map((k) => item(extra[k]!.product, extra[k]!.price)) }));
+    const sub = await created(post(t, `/subscriptions/${created4.id}/products`, { products: kinds.slice(2).map((k) => item(extra[k]!.product, extra[k]!.price)) }));
     const itemOf = (productId: string) => sub.items.find((i: any) => i.product.id === productId).id as string;
     const items: Record<string, string> = { recurring: itemOf(c.pro.id), sum: itemOf(c.api.id) };
     for (const k of kinds) items[k] = itemOf(extra[k]!.product.id);

@@ -50,7 +50,13 @@ export const subscriptions = sqliteTable(
     cancellationDate: text('cancellation_date'),
     cancelledAt: text('cancelled_at'),
     cancellationReasonId: text('cancellation_reason_id'),
+    // A cancellation reason given as free text rather than as a reason's id or code.
+    cancellationReasonText: text('cancellation_reason_text'),
     terminatedAt: text('terminated_at'),
+    // The last billing failure, until billing succeeds again; the event is sent when the code changes.
+    lastBillingErrorAt: text('last_billing_error_at'),
+    lastBillingErrorCode: text('last_billing_error_code'),
+    lastBillingErrorMessage: text('last_billing_error_message'),
     customFields: text('custom_fields', { mode: 'json' }).$type<Record<string, unknown> | null>(),
     createdAt: text('created_at').notNull(),
     updatedAt: text('updated_at').notNull(),

@@ -26,6 +26,9 @@ subscriptionDetailRoutes.openapi(
   async (c) => c.json(await setInvoiceAddress(serviceContext(c), c.req.valid('param').id, c.req.valid('json').invoiceAddress), 200),
 );
 
+const PaymentMethodBodySchema = z.strictObject({ paymentMethodId: z.string().min(1).max(64).nullable() }).openapi('SubscriptionPaymentMethod');
+
+// The n8n node sends PATCH (as application/json), Fynn's docs PUT: both set the payment method.
 subscriptionDetailRoutes.openapi(
   defineRoute({
     method: 'patch',
@@ -33,10 +36,24 @@ subscriptionDetailRoutes.openapi(
     access: 'subscription:write',
     tags,
     summary: 'Set the payment method (null: the customer default)',
+    description: 'The same as PUT; the body is read as a merge patch of {paymentMethodId}, sent as application/merge-patch+json or application/json.',
     request: {
       params,
-      body: { required: true, content: { 'application/merge-patch+json': { schema: z.strictObject({ paymentMethodId: z.string().min(1).max(64).nullable() }).openapi('SubscriptionPaymentMethod') } } },
+      body: { required: true, content: { 'application/merge-patch+json': { schema: PaymentMethodBodySchema }, 'application/json': { schema: PaymentMethodBodySchema } } },
     },
+    responses: { 200: jsonResponse(SubscriptionSchema, 'The subscription') },
+  }),
+  async (c) => c.json(await setPaymentMethod(serviceContext(c), c.req.valid('param').id, c.req.valid('json').paymentMethodId), 200),
+);
+
+subscriptionDetailRoutes.openapi(
+  defineRoute({
+    method: 'put',
+    path: '/subscriptions/{id}/payment-method',
+    access: 'subscription:write',
+    tags,
+    summary: 'Set the payment method (null: the customer default)',
+    request: { params, body: jsonBody(PaymentMethodBodySchema) },
     responses: { 200: jsonResponse(SubscriptionSchema, 'The subscription') },
   }),
   async (c) => c.json(await setPaymentMethod(serviceContext(c), c.req.valid('param').id, c.req.valid('json').paymentMethodId), 200),
@@ -62,7 +79,8 @@ subscriptionDetailRoutes.openapi(
           .openapi('SubscriptionOrderProducts'),
       ),
     },
-    responses: { 200: jsonResponse(SubscriptionSchema, 'The subscription') },
+    responses: { 201: jsonResponse(SubscriptionSchema, 'The subscription with the ordered items') },
   }),
-  async (c) => c.json(await orderProducts(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 200),
+  // 201 as Fynn answers: the order creates items.
+  async (c) => c.json(await orderProducts(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), 201),
 );

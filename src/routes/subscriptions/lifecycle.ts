@@ -13,7 +13,7 @@ import {
   revokeTrial,
   terminateSubscription,
 } from '../../services/subscriptions/lifecycle';
-import { nullable, optionalBody, params, ref } from './requests';
+import { nullable, optionalBody, params, timestampOrBlank } from './requests';
 
 // Status transitions of a subscription (docs/state-machines.md).
 
@@ -61,8 +61,8 @@ subscriptionLifecycleRoutes.openapi(
     access: 'subscription:write',
     tags,
     summary: 'Resume a paused subscription',
-    description: refused,
-    request: { params, body: optionalBody(z.strictObject({ nextBillingDate: timestamp.nullable().optional() }).openapi('SubscriptionResume')) },
+    description: `${refused} Without nextBillingDate (absent, null or "") the missed periods are billed; with it they are skipped.`,
+    request: { params, body: optionalBody(z.strictObject({ nextBillingDate: timestampOrBlank }).openapi('SubscriptionResume')) },
     responses: subscription,
   }),
   async (c) => c.json(await resumeSubscription(serviceContext(c), c.req.valid('param').id, c.req.valid('json').nextBillingDate ?? null), 200),
@@ -82,8 +82,10 @@ subscriptionLifecycleRoutes.openapi(
         z
           .strictObject({
             cancellationDateType: z.enum(['immediate', 'next_possible', 'custom']),
-            cancellationDate: nullable(timestamp),
-            reason: ref,
+            cancellationDate: timestampOrBlank,
+            reason: nullable(z.string().max(1000)).openapi({
+              description: 'A cancellation reason id, a cancellation reason code, or free text (kept as cancellationReasonText); "" for none',
+            }),
             sendConfirmationEmail: z.boolean().default(false),
           })
           .openapi('SubscriptionCancel'),

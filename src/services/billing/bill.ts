@@ -1,4 +1,5 @@
 import { and, asc, eq, gt, inArray, lte, sql } from 'drizzle-orm';
+import { BillingError } from '../../billing/compose';
 import { planInstantUsage } from '../../billing/plan';
 import { pricePlans, subscriptionItems, subscriptions, usageEvents } from '../../db/schema';
 import type { ServiceContext } from '../context';
@@ -13,11 +14,21 @@ import { loadCatalogue, toPlanPrice, type BillingPreload } from './inputs';
  * in the same billing group — as one invoice, exactly once (see commit.ts).
  */
 export async function billSubscription(ctx: ServiceContext, subscriptionId: string, asOf: Date, runId: string | null, preload?: BillingPreload): Promise<BillResult> {
-  const composed = await composeDue(ctx, subscriptionId, asOf, runId, preload);
   const hasInstantUsage = await memo(ctx, `instant:${subscriptionId}`, () => subscriptionHasInstantUsage(ctx, subscriptionId));
-  if (!composed) return { invoiceId: null, lines: 0, skipped: 'nothing_due', hasInstantUsage };
-  return { ...(await commitComposed(ctx, composed, asOf)), hasInstantUsage };
+  for (let attempt = 0; attempt < REPLANS; attempt++) {
+    // A retry reads afresh: the preload is what was stale.
+    const composed = await composeDue(ctx, subscriptionId, asOf, runId, attempt === 0 ? preload : undefined);
+    if (!composed) return { invoiceId: null, lines: 0, skipped: attempt === 0 ? 'nothing_due' : 'already_billed', hasInstantUsage };
+    const result = await commitComposed(ctx, composed, asOf);
+    // Another path billed part of what was planned (its batch holds one of the ledger keys): what
+    // it left may still be due, so plan again rather than count the subscription as done.
+    if (result.skipped !== 'already_billed') return { ...result, hasInstantUsage };
+  }
+  throw new BillingError('concurrent_billing', `Other billing of this subscription got in the way ${REPLANS} times in a row; the next run tries again.`);
 }
+
+/** Plans of one subscription within one run before a ledger conflict counts as an error. */
+const REPLANS = 3;
 
 async function subscriptionHasInstantUsage(ctx: ServiceContext, subscriptionId: string): Promise<boolean> {
   const row = await ctx.db

@@ -12,6 +12,7 @@ import { insertEvent } from '../../events/outbox';
 import type { ServiceContext } from '../context';
 import { finalizationRequest } from '../invoices/finalize';
 import type { Composed } from './compose';
+import { CLEARED_FAILURE } from './failures';
 
 export interface BillResult {
   invoiceId: string | null;
@@ -97,7 +98,10 @@ export async function commitComposed(ctx: ServiceContext, composed: Composed, as
   }
   for (const { agg, lines: own } of planned) {
     statements.push(
-      ctx.db.update(subscriptions).set({ lastBillingAt: now.toISOString() }).where(and(eq(subscriptions.tenantId, ctx.tenant.id), eq(subscriptions.id, agg.row.id))),
+      ctx.db
+        .update(subscriptions)
+        .set({ lastBillingAt: now.toISOString(), ...CLEARED_FAILURE })
+        .where(and(eq(subscriptions.tenantId, ctx.tenant.id), eq(subscriptions.id, agg.row.id))),
       insertEvent(ctx.db, {
         tenantId: ctx.tenant.id,
         type: 'subscription.billed',

@@ -1,7 +1,10 @@
 // What the next invoice of a subscription would be, through the same planner and composer as
 // billing: nothing is stored.
+import { BillingError } from '../../billing/compose';
+import { Dec, formatDisplayAmount, formatMoney, fromMinorUnits, type WireMoney } from '../../billing/money';
 import { activationSchedule } from '../../billing/periods';
-import { Dec, formatMoney, fromMinorUnits } from '../../billing/money';
+import { ApiError } from '../../http/errors';
+import type { EstimatedAmount } from '../../schemas/subscriptions';
 import type { ServiceContext } from '../context';
 import { at } from '../context';
 import { customerTimeZone, loadSubscription, renderSubscription, type SubscriptionAggregate } from '../subscriptions/aggregate';
@@ -12,7 +15,24 @@ import { loadCatalogue, pendingChanges, planWithUsage, toPlanPrice, toPlanSubscr
  * The subscription's next invoice as billing would compose it at its next billing date (usage as
  * measured so far). Nothing is stored.
  */
-export async function estimatedInvoice(ctx: ServiceContext, subscriptionId: string) {
+export function estimatedInvoice(ctx: ServiceContext, subscriptionId: string) {
+  return unlessUnbillable(() => nextInvoice(ctx, subscriptionId));
+}
+
+/**
+ * What cannot be billed cannot be estimated either: 409 with the reason billing would give
+ * (a missing rate, an amount beyond a line's bound) rather than a 500.
+ */
+async function unlessUnbillable<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof BillingError) throw ApiError.conflict(`The subscription cannot be billed as it stands: ${err.message}`, 'not-billable');
+    throw err;
+  }
+}
+
+async function nextInvoice(ctx: ServiceContext, subscriptionId: string) {
   const agg = await loadSubscription(ctx, subscriptionId);
   const next = renderSubscription(agg, ctx.now).nextBillingDate;
   const when = next && new Date(next) > ctx.now ? new Date(next) : ctx.now;
@@ -52,12 +72,16 @@ function asIfActivated(agg: SubscriptionAggregate, now: Date): SubscriptionAggre
  * estimated invoice's net. A draft: its first invoice as if activated now, in the currency of its
  * price plans (a draft is priced, not yet converted).
  */
-export async function estimatedAmount(ctx: ServiceContext, id: string) {
+export function estimatedAmount(ctx: ServiceContext, id: string): Promise<EstimatedAmount> {
+  return unlessUnbillable(() => nextAmount(ctx, id));
+}
+
+async function nextAmount(ctx: ServiceContext, id: string): Promise<EstimatedAmount> {
   const agg = await loadSubscription(ctx, id);
   if (agg.row.billingAnchor) {
-    const invoice = await estimatedInvoice(ctx, id);
+    const invoice = await nextInvoice(ctx, id);
     const currency = agg.customer.currencyCode ?? ctx.tenant.defaultCurrency;
-    return invoice ? invoice.netAmount : formatMoney(new Dec(0), currency);
+    return withDisplay(invoice ? invoice.netAmount : formatMoney(new Dec(0), currency));
   }
   const draft = asIfActivated(agg, ctx.now);
   const asOf = new Date(draft.row.billingAnchor!);
@@ -68,5 +92,7 @@ export async function estimatedAmount(ctx: ServiceContext, id: string) {
   const lines = await planWithUsage(ctx, { subscription: toPlanSubscription(draft), prices, changes: await pendingChanges(ctx, draft, asOf), asOf });
   const composed = await composePlanned(at(ctx, asOf > ctx.now ? asOf : ctx.now), lines.length ? [{ agg: draft, lines }] : [], catalogue.products, null, undefined, { currency });
   const net = composed && !composed.skipOnly ? composed.row.netAmount : 0;
-  return formatMoney(fromMinorUnits(net, currency), currency);
+  return withDisplay(formatMoney(fromMinorUnits(net, currency), currency));
 }
+
+const withDisplay = (m: WireMoney): EstimatedAmount => ({ ...m, netAmount: formatDisplayAmount(m.amount, m.currencyCode) });

@@ -8,6 +8,7 @@ import type { ServiceContext } from '../context';
 import type { Page } from '../../http/pagination';
 import type { BillingRunView } from '../../objects/tenant-object-api';
 import { billInstantUsage, billSubscription, candidateSubscriptions } from './bill';
+import { clearBillingFailure, recordBillingFailure } from './failures';
 import { preloadChunk } from './inputs';
 
 type RunRow = typeof billingRuns.$inferSelect;
@@ -83,16 +84,21 @@ export async function continueRun(ctx: ServiceContext, run: RunRow, cursor: stri
     const asOf = new Date(run.asOf);
     // Should the chunk's read fail, each subscription reads for itself and records its own error.
     const preload = chunk.length ? await preloadChunk(ctx, chunk, asOf).catch(() => undefined) : undefined;
-    for (const { id } of chunk) {
+    for (const row of chunk) {
+      const { id } = row;
       try {
         const result = await billSubscription(ctx, id, asOf, run.id, preload);
         items += result.lines;
         if (result.invoiceId) invoices++;
         // Pushes of instant usage that were not billed when they arrived.
         if (result.hasInstantUsage) invoices += await billInstantUsage(ctx, id, asOf, run.id);
+        // Billed, or nothing due: a failure recorded earlier is over (the invoice's batch cleared it too).
+        if (!result.invoiceId) await clearBillingFailure(ctx, row);
       } catch (err) {
         errors++;
         lastError = `${id}: ${(err as Error).message}`.slice(0, 500);
+        // Never silent: the subscription shows why, the tenant is told once per cause.
+        await recordBillingFailure(ctx, row, err, run.id, asOf).catch((e) => console.error(JSON.stringify({ level: 'error', job: 'billing', subscriptionId: id, message: String(e) })));
       }
     }
     next = chunk.length < RUN_CHUNK ? null : chunk[chunk.length - 1]!.id;

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { eq, sql } from 'drizzle-orm';
-import { checkPricePlan, type PricePlanPricing } from '../../billing/pricing';
+import { checkDecimal, exceedsLineAmount, maxLineAmount } from '../../billing/money';
+import { checkPricePlan, priceFor, PricingError, type PricePlanPricing } from '../../billing/pricing';
 import { outer } from '../../db/client';
 import { customers, measurements, pricePlans, products, type PriceTier } from '../../db/schema';
 import { ApiError, Violations } from '../../http/errors';
@@ -140,6 +141,7 @@ export const pricePlanService = resourceService({
       if ((p.propertyPath === 'flatPrice' || p.propertyPath === 'unitPrice') && !input.price) continue;
       v.add(p.propertyPath === 'flatPrice' || p.propertyPath === 'unitPrice' ? 'price.amount' : p.propertyPath, p.message, p.code);
     }
+    checkAmountBounds(input, v);
     if (type === 'one_time' || type === 'instant_metered') {
       if (input.billingInterval !== null) v.add('billingInterval', `A ${type} price plan has no billing interval.`, 'not_allowed');
     } else if (input.billingInterval === null) {
@@ -199,6 +201,47 @@ export const pricePlanService = resourceService({
   },
   sortable: { createdAt: pricePlans.createdAt },
 });
+
+/**
+ * Every price that one unit or one tier bills must fit one invoice line (docs/decisions.md, Invoices
+ * and billing); what a quantity bills is checked where the quantity is given (`unbillableAmount`).
+ * Malformed prices are left to `checkPricePlan`.
+ */
+function checkAmountBounds(input: PricePlanInput, v: Violations) {
+  const prices: [string, string | null | undefined][] = [
+    ['price.amount', input.price?.amount],
+    ...(input.tiers ?? []).flatMap((tier, i): [string, string | null | undefined][] => [
+      [`tiers[${i}].unitPrice`, tier.unitPrice],
+      [`tiers[${i}].flatPrice`, tier.flatPrice],
+    ]),
+  ];
+  for (const [path, value] of prices) {
+    if (typeof value !== 'string' || checkDecimal(value, { allowNegative: false }) !== null) continue;
+    if (exceedsLineAmount(value, input.currencyCode)) {
+      v.add(path, `Must be at most ${maxLineAmount(input.currencyCode).toString()} ${input.currencyCode}, the largest amount an invoice line may bill.`, 'too_large');
+    }
+  }
+}
+
+/**
+ * Why one period of `quantity` under the price plan cannot be billed: its amount is beyond what an
+ * invoice line may bill (docs/decisions.md, Invoices and billing); null when it can. Percentage
+ * plans take a share of the other lines, which are bounded themselves.
+ */
+export function unbillableAmount(row: Pick<PricePlanRow, 'calculationType' | 'priceAmount' | 'tiers' | 'freeUnits' | 'percentage' | 'currencyCode'>, quantity: string): string | null {
+  if (row.calculationType === 'percentage' || checkDecimal(quantity, { allowNegative: false }) !== null) return null;
+  let amount: string;
+  try {
+    amount = priceFor(pricingOf(row), quantity).amount;
+  } catch (err) {
+    // A stored plan its checks would refuse today: billing reports it (lastBillingError).
+    if (err instanceof PricingError) return null;
+    throw err;
+  }
+  if (!exceedsLineAmount(amount, row.currencyCode)) return null;
+  const bound = maxLineAmount(row.currencyCode).toString();
+  return `A quantity of ${quantity} bills ${amount} ${row.currencyCode} a period, more than an invoice line may bill (${bound} ${row.currencyCode}).`;
+}
 
 function columnsOf(input: PricePlanInput, type: PricePlanType) {
   return {

@@ -7,7 +7,9 @@ import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { renderCoupon } from '../catalogue/coupons';
 import { renderAddress } from '../customers/render';
-import type { SubscriptionItemResource, SubscriptionResource } from '../../schemas/subscriptions';
+import type { BILLING_ERROR_CODES, SubscriptionItemResource, SubscriptionResource } from '../../schemas/subscriptions';
+
+type BillingErrorCode = (typeof BILLING_ERROR_CODES)[number];
 
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
 export type ItemRow = typeof subscriptionItems.$inferSelect;
@@ -270,6 +272,7 @@ export function renderSubscription(agg: SubscriptionAggregate, now: Date): Subsc
     cancellationDate: r.cancellationDate,
     cancelledAt: r.cancelledAt,
     cancellationReason: agg.reason && { id: agg.reason.id, code: agg.reason.code, name: agg.reason.name, createdAt: agg.reason.createdAt, updatedAt: agg.reason.updatedAt },
+    cancellationReasonText: r.cancellationReasonText,
     isCancellationPending: pending,
     nextPossibleCancellationDate:
       live && !pending
@@ -290,6 +293,10 @@ export function renderSubscription(agg: SubscriptionAggregate, now: Date): Subsc
       },
     })),
     partner: agg.partner && { id: agg.partner.id, name: agg.partner.companyName ?? agg.partner.email, number: agg.partner.customerNumber, email: agg.partner.email },
+    lastBillingError:
+      r.lastBillingErrorAt && r.lastBillingErrorCode
+        ? { at: r.lastBillingErrorAt, code: r.lastBillingErrorCode as BillingErrorCode, message: r.lastBillingErrorMessage ?? '' }
+        : null,
     customFields: r.customFields,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,

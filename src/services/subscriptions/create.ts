@@ -11,6 +11,7 @@ import { newId } from '../../lib/ids';
 import { checkCustomFieldValues, selectCustomFieldDefinitions } from '../customers/custom-fields';
 import { customerExists } from '../customers/guards';
 import { nextSequenceValue } from '../common/sequences';
+import { unbillableAmount } from '../catalogue/price-plans';
 import { type ItemAggregate, type ItemRow, type SubscriptionAggregate, type SubscriptionRow, renderSubscription } from './aggregate';
 
 export interface ItemInput {
@@ -66,6 +67,8 @@ export async function checkItems(ctx: ServiceContext, customerId: string, items:
       if (product && price.productId !== product.id) v.add(`${at}.pricePlan`, 'The price plan belongs to another product.', 'product_mismatch');
       if (price.status !== 'active') v.add(`${at}.pricePlan`, `The price plan is ${price.status}.`, 'not_active');
       if (price.customerId && price.customerId !== customerId) v.add(`${at}.pricePlan`, 'The price plan is reserved for another customer.', 'other_customer');
+      const unbillable = unbillableAmount(price, item.quantity);
+      if (unbillable) v.add(`${at}.quantity`, unbillable, 'amount_too_large');
       currencies.add(price.currencyCode);
     }
   });
@@ -216,7 +219,11 @@ export async function createSubscription(ctx: ServiceContext, input: Subscriptio
     cancellationDate: null,
     cancelledAt: null,
     cancellationReasonId: null,
+    cancellationReasonText: null,
     terminatedAt: null,
+    lastBillingErrorAt: null,
+    lastBillingErrorCode: null,
+    lastBillingErrorMessage: null,
     customFields: input.customFields,
     createdAt: now,
     updatedAt: now,

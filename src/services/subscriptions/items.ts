@@ -3,7 +3,7 @@ import { itemChanges, pricePlans, subscriptionItems } from '../../db/schema';
 import { Dec } from '../../billing/money';
 import { priceFor } from '../../billing/pricing';
 import { newId } from '../../lib/ids';
-import { pricingOf } from '../catalogue/price-plans';
+import { pricingOf, unbillableAmount } from '../catalogue/price-plans';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { entitlementStatements } from './entitlements';
@@ -75,6 +75,9 @@ export async function changeQuantity(ctx: ServiceContext, itemId: string, quanti
     throw ApiError.conflict(`The quantity of an item of a ${agg.row.status} subscription cannot change.`, 'invalid-transition');
   }
   if (!['active', 'pending'].includes(item.status)) throw ApiError.conflict(`Cannot change the quantity of a ${item.status} item.`, 'invalid-transition');
+  const price = await ctx.db.select().from(pricePlans).where(and(eq(pricePlans.tenantId, ctx.tenant.id), eq(pricePlans.id, item.pricePlanId))).get();
+  const unbillable = price && unbillableAmount(price, quantity);
+  if (unbillable) throw ApiError.violation('quantity', unbillable, 'amount_too_large');
   const items = agg.items.map((i) => (i.id === itemId ? { ...i, quantity } : i));
   const { agg: after } = await commitSubscriptionChange(ctx, agg, {}, 'subscription.updated', {
     items,
@@ -108,6 +111,8 @@ export async function changePricePlan(ctx: ServiceContext, itemId: string, price
   if (current && next.currencyCode !== current.currencyCode) v.add('pricePlan', 'The price plan has another currency.', 'currency_mismatch');
   if (current && next.type !== current.type) v.add('pricePlan', 'The price plan bills differently (type); use a new item.', 'type_mismatch');
   if (next.id === item.pricePlanId) v.add('pricePlan', 'The item already has this price plan.', 'unchanged');
+  const unbillable = unbillableAmount(next, item.quantity);
+  if (unbillable) v.add('pricePlan', unbillable, 'amount_too_large');
   v.throwIfAny();
   const behaviour = agg.plan?.changeBehaviour ?? 'upgradeable_and_downgradeable';
   const before = new Dec(priceFor(pricingOf(current!), item.quantity).amount);

@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, or, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { parseDuration } from '../../billing/durations';
 import { activationSchedule, alignToBillingGroup, nextPossibleCancellationDates, trialEnd } from '../../billing/periods';
@@ -169,6 +169,27 @@ export interface CancelInput {
   sendConfirmationEmail: boolean;
 }
 
+/** Our ids (UUIDv7): a reason shaped like one names a reason record, never free text. */
+const ID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A cancellation reason as Fynn clients send it (docs/decisions.md, Subscriptions): the id of one
+ * of the tenant's reasons, else its code, else free text. An unknown id is refused rather than
+ * kept as text, so a mistyped id does not pass unnoticed.
+ */
+async function resolveReason(ctx: ServiceContext, given: string | null, v: Violations) {
+  const reason = given?.trim();
+  if (!reason) return { row: null, text: null };
+  const rows = await ctx.db
+    .select()
+    .from(cancellationReasons)
+    .where(and(eq(cancellationReasons.tenantId, ctx.tenant.id), or(eq(cancellationReasons.id, reason), eq(cancellationReasons.code, reason))));
+  const row = rows.find((r) => r.id === reason) ?? rows.find((r) => r.code === reason) ?? null;
+  if (row) return { row, text: null };
+  if (ID_SHAPE.test(reason)) v.add('reason', 'No such cancellation reason.', 'not_found');
+  return { row: null, text: reason };
+}
+
 export async function cancelSubscription(ctx: ServiceContext, id: string, input: CancelInput) {
   const before = await loadSubscription(ctx, id);
   requireAction(before, 'cancel');
@@ -180,15 +201,7 @@ export async function cancelSubscription(ctx: ServiceContext, id: string, input:
   if (input.cancellationDateType === 'custom' && !input.cancellationDate) v.add('cancellationDate', 'A custom cancellation needs cancellationDate.', 'required');
   if (input.cancellationDateType !== 'custom' && input.cancellationDate) v.add('cancellationDate', 'Only custom cancellations take a date.', 'not_allowed');
   if (input.cancellationDate && new Date(input.cancellationDate) < ctx.now) v.add('cancellationDate', 'Must not lie in the past.', 'in_past');
-  let reasonRow = null;
-  if (input.reason) {
-    reasonRow = await ctx.db
-      .select()
-      .from(cancellationReasons)
-      .where(and(eq(cancellationReasons.tenantId, ctx.tenant.id), eq(cancellationReasons.id, input.reason)))
-      .get();
-    if (!reasonRow) v.add('reason', 'No such cancellation reason.', 'not_found');
-  }
+  const reason = await resolveReason(ctx, input.reason, v);
   v.throwIfAny();
 
   const tz = customerTimeZone(before);
@@ -215,7 +228,8 @@ export async function cancelSubscription(ctx: ServiceContext, id: string, input:
     status: immediate ? ('cancelled' as const) : before.row.status,
     cancellationDate: dateIso,
     cancelledAt: nowIso,
-    cancellationReasonId: reasonRow?.id ?? null,
+    cancellationReasonId: reason.row?.id ?? null,
+    cancellationReasonText: reason.text,
   };
   const extra = immediate ? await entitlementStatements(ctx, { ...before, items, row: { ...before.row, ...changes } }) : { statements: [], events: [] };
   return (
@@ -223,7 +237,7 @@ export async function cancelSubscription(ctx: ServiceContext, id: string, input:
       items,
       statements: [...statements, ...extra.statements],
       extraEvents: extra.events,
-      after: { reason: reasonRow },
+      after: { reason: reason.row },
     })
   ).resource;
 }
@@ -249,7 +263,7 @@ export async function revokeCancellation(ctx: ServiceContext, id: string) {
         ),
       ),
   ];
-  const changes = { cancellationDate: null, cancelledAt: null, cancellationReasonId: null };
+  const changes = { cancellationDate: null, cancelledAt: null, cancellationReasonId: null, cancellationReasonText: null };
   return (await commitSubscriptionChange(ctx, before, changes, 'subscription.cancellation_revoked', { items, statements, after: { reason: null } })).resource;
 }
 

@@ -1,11 +1,10 @@
 import { z } from '@hono/zod-openapi';
-import { and, asc, count, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, or, sql, type SQL } from 'drizzle-orm';
 import { parseDuration } from '../../billing/durations';
 import { contractTerm } from '../../billing/periods';
-import { inJson, outer, tenantRowsById } from '../../db/client';
+import { containsText, inJson, outer, tenantRowsById } from '../../db/client';
 import { customers, subscriptions } from '../../db/schema';
 import type { ServiceContext } from '../context';
-import { ApiError } from '../../http/errors';
 import { collection, pageOffset, paginationQuery, sortDirection, type Page } from '../../http/pagination';
 import { SUBSCRIPTION_STATUSES } from '../../schemas/subscriptions';
 import { type SubscriptionStatus, assembleSubscriptions, renderSubscription } from './aggregate';
@@ -13,27 +12,39 @@ import { type SubscriptionStatus, assembleSubscriptions, renderSubscription } fr
 // A filter given once (`status=active`) or repeated (`status[]=active&status[]=paused`).
 const one = z.string().max(255).optional();
 const some = z.union([z.string().max(255), z.array(z.string().max(255)).max(100)]).optional();
+// Documented as the enum it is checked against; empty (`status=`, as a form sends it) filters nothing.
+const status = z.enum(['', ...SUBSCRIPTION_STATUSES]);
 
-/** GET /subscriptions: filters and sort order. */
-export const subscriptionListQuery = z.object({
+/**
+ * GET /subscriptions: filters and sort order. Nested filters come in the dotted form of the spec
+ * (`paymentMethod.type`) and in the bracket form clients send (`paymentMethod[type]`, as axios
+ * serialises nested query objects). Strict: an unknown parameter is a 400, never silently ignored.
+ */
+export const subscriptionListQuery = z.strictObject({
   ...paginationQuery,
   id: one,
   'id[]': some,
   customer: one,
   'customer[]': some,
   number: one,
-  status: z.union([z.enum(SUBSCRIPTION_STATUSES), z.literal('')]).optional().openapi({ description: 'An empty value is no filter' }),
-  'status[]': z.union([z.enum(SUBSCRIPTION_STATUSES), z.array(z.enum(SUBSCRIPTION_STATUSES)).max(100)]).optional(),
+  status: status.optional(),
+  'status[]': z.union([status, z.array(status).max(100)]).optional(),
   'paymentMethod.type': one,
   'paymentMethod.type[]': some,
+  'paymentMethod[type]': one,
+  'paymentMethod[type][]': some,
   'items.product.id': one,
   'items.product.id[]': some,
+  'items[product][id]': one,
+  'items[product][id][]': some,
   partner: z.string().max(64).optional(),
+  search: z.string().max(255).optional().openapi({ description: "Matches number, name and external id, and the customer's name, company, number and e-mail" }),
   'order[status]': sortDirection.optional(),
   'order[createdAt]': sortDirection.optional(),
   'order[activatedAt]': sortDirection.optional(),
   'order[trialEndsOn]': sortDirection.optional(),
   'order[contractDetails.contractEnd]': sortDirection.optional(),
+  'order[contractDetails][contractEnd]': sortDirection.optional(),
 });
 
 /** The non-empty values of a filter's single and repeated forms; undefined when there are none. */
@@ -42,19 +53,11 @@ function values(...given: (string | string[] | undefined)[]): string[] | undefin
   return list.length ? list : undefined;
 }
 
-const isStatus = (s: string): s is SubscriptionStatus => (SUBSCRIPTION_STATUSES as readonly string[]).includes(s);
-
 export async function listSubscriptions(ctx: ServiceContext, q: z.output<typeof subscriptionListQuery>) {
-  const statuses = values(q.status, q['status[]']);
-  const unknown = statuses?.find((s) => !isStatus(s));
-  if (unknown !== undefined) {
-    const param = values(q['status[]'])?.includes(unknown) ? 'status[]' : 'status';
-    throw ApiError.badRequest('Invalid query parameters.', [
-      { propertyPath: param, message: `Unknown status "${unknown}"; use ${SUBSCRIPTION_STATUSES.join(', ')}.`, code: 'invalid_value' },
-    ]);
-  }
+  // The schema allows only statuses and '' (no filter), which values() leaves out.
+  const statuses = values(q.status, q['status[]'])?.filter((v): v is SubscriptionStatus => v !== '');
   const order = (['status', 'createdAt', 'activatedAt', 'trialEndsOn', 'contractDetails.contractEnd'] as const).flatMap((f) => {
-    const dir = q[`order[${f}]`];
+    const dir = f === 'contractDetails.contractEnd' ? (q['order[contractDetails.contractEnd]'] ?? q['order[contractDetails][contractEnd]']) : q[`order[${f}]`];
     return dir ? [{ field: f === 'contractDetails.contractEnd' ? ('contractEnd' as const) : f, dir }] : [];
   });
   return listFiltered(ctx, {
@@ -63,10 +66,11 @@ export async function listSubscriptions(ctx: ServiceContext, q: z.output<typeof 
     ids: values(q.id, q['id[]']),
     customers: values(q.customer, q['customer[]']),
     number: q.number,
-    statuses: statuses?.filter(isStatus),
-    paymentMethodTypes: values(q['paymentMethod.type'], q['paymentMethod.type[]']),
-    productIds: values(q['items.product.id'], q['items.product.id[]']),
+    statuses,
+    paymentMethodTypes: values(q['paymentMethod.type'], q['paymentMethod.type[]'], q['paymentMethod[type]'], q['paymentMethod[type][]']),
+    productIds: values(q['items.product.id'], q['items.product.id[]'], q['items[product][id]'], q['items[product][id][]']),
     partner: q.partner,
+    search: q.search?.trim() || undefined,
     order,
   });
 }
@@ -79,6 +83,7 @@ interface SubscriptionFilters extends Page {
   paymentMethodTypes?: string[];
   productIds?: string[];
   partner?: string;
+  search?: string;
   order: { field: 'status' | 'createdAt' | 'activatedAt' | 'trialEndsOn' | 'contractEnd'; dir: 'asc' | 'desc' }[];
 }
 
@@ -142,6 +147,25 @@ async function listFiltered(ctx: ServiceContext, q: SubscriptionFilters) {
   }
   if (q.partner) {
     filters.push(sql`EXISTS (SELECT 1 FROM customers c WHERE c.tenant_id = ${t} AND c.id = ${outer(subscriptions.customerId)} AND c.partner_id = ${q.partner})`);
+  }
+  if (q.search) {
+    const text = q.search;
+    // The customer's columns through a correlated subquery: the page is still one select of subscriptions.
+    filters.push(
+      or(
+        containsText(subscriptions.number, text),
+        containsText(subscriptions.name, text),
+        containsText(subscriptions.externalId, text),
+        sql`EXISTS (SELECT 1 FROM customers c WHERE c.tenant_id = ${t} AND c.id = ${outer(subscriptions.customerId)} AND (${or(
+          containsText(sql.raw('c.first_name'), text),
+          containsText(sql.raw('c.last_name'), text),
+          containsText(sql.raw(`(coalesce(c.first_name, '') || ' ' || coalesce(c.last_name, ''))`), text),
+          containsText(sql.raw('c.company_name'), text),
+          containsText(sql.raw('c.customer_number'), text),
+          containsText(sql.raw('c.email_key'), text.toLowerCase()),
+        )}))`,
+      ),
+    );
   }
   const where = and(...filters);
   const byEnd = q.order.find((o) => o.field === 'contractEnd');

@@ -10,6 +10,7 @@ import { tenantRowsById } from '../../db/client';
 import { insertRows } from '../../db/insert';
 import { ApiError, type Violation } from '../../http/errors';
 import type { ServiceContext } from '../context';
+import { unbillableAmount } from '../catalogue/price-plans';
 import type { Page } from '../../http/pagination';
 import type { CurrentMeasurementValue, MeasurementValueResource, UsageBatchResult } from '../../schemas/subscriptions';
 
@@ -17,6 +18,8 @@ import type { CurrentMeasurementValue, MeasurementValueResource, UsageBatchResul
 export const USAGE_DEDUP_DAYS = 35;
 export const USAGE_BATCH_LIMIT = 1000;
 const MICROS = 1_000_000n;
+/** Aggregations that bill the number of events, whatever their quantities. */
+const COUNTING = new Set(['count', 'count_unique']);
 
 export interface UsageEventInput {
   id: string;
@@ -29,10 +32,12 @@ export interface UsageEventInput {
 }
 
 type MeasurementRow = typeof measurements.$inferSelect;
+type PricePlanRow = typeof pricePlans.$inferSelect;
 interface Target {
   itemId: string;
   subscriptionId: string;
   measurement: MeasurementRow;
+  price: PricePlanRow;
 }
 
 /** "1.5" → 1500000n; quantities have at most 6 decimals (checked by the schema). */
@@ -53,11 +58,12 @@ async function resolveTargets(ctx: ServiceContext, events: UsageEventInput[]) {
   const live = sql`${subscriptions.status} IN ('active', 'paused') AND ${subscriptionItems.status} IN ('active', 'canceled')`;
   const base = () =>
     ctx.db
-      .select({ itemId: subscriptionItems.id, subscriptionId: subscriptions.id, customerId: subscriptions.customerId, measurement: measurements })
+      .select({ itemId: subscriptionItems.id, subscriptionId: subscriptions.id, customerId: subscriptions.customerId, measurement: measurements, price: pricePlans })
       .from(subscriptionItems)
       .innerJoin(subscriptions, and(eq(subscriptions.tenantId, subscriptionItems.tenantId), eq(subscriptions.id, subscriptionItems.subscriptionId)))
       .innerJoin(products, and(eq(products.tenantId, subscriptionItems.tenantId), eq(products.id, subscriptionItems.productId)))
-      .innerJoin(measurements, and(eq(measurements.tenantId, products.tenantId), eq(measurements.id, products.measurementId)));
+      .innerJoin(measurements, and(eq(measurements.tenantId, products.tenantId), eq(measurements.id, products.measurementId)))
+      .innerJoin(pricePlans, and(eq(pricePlans.tenantId, subscriptionItems.tenantId), eq(pricePlans.id, subscriptionItems.pricePlanId)));
   // Not a db.batch: the join's duplicate column names would collide in batch results.
   const [byItem, byPair] = await Promise.all([
     base().where(and(tenantRowsById(subscriptionItems, t, itemIds), live)),
@@ -69,11 +75,11 @@ async function resolveTargets(ctx: ServiceContext, events: UsageEventInput[]) {
       ),
     ),
   ]);
-  const items = new Map<string, Target>(byItem.map((r) => [r.itemId, { itemId: r.itemId, subscriptionId: r.subscriptionId, measurement: r.measurement }]));
+  const items = new Map<string, Target>(byItem.map((r) => [r.itemId, { itemId: r.itemId, subscriptionId: r.subscriptionId, measurement: r.measurement, price: r.price }]));
   const candidates = new Map<string, Target[]>();
   for (const r of byPair) {
     const key = JSON.stringify([r.customerId, r.measurement.code]);
-    candidates.set(key, [...(candidates.get(key) ?? []), { itemId: r.itemId, subscriptionId: r.subscriptionId, measurement: r.measurement }]);
+    candidates.set(key, [...(candidates.get(key) ?? []), { itemId: r.itemId, subscriptionId: r.subscriptionId, measurement: r.measurement, price: r.price }]);
   }
   return { items, candidates };
 }
@@ -111,6 +117,9 @@ export async function ingestUsage(ctx: ServiceContext, events: UsageEventInput[]
     if (measuredAt < oldest) add('measuredAt', `Events older than ${USAGE_DEDUP_DAYS} days are refused.`, 'too_old');
     if (measuredAt > latest) add('measuredAt', 'Must not lie in the future.', 'in_future');
     if (target?.measurement.aggregationType === 'count_unique' && !e.uniqueId) add('uniqueId', 'A count_unique measurement needs uniqueId.', 'required');
+    // An event whose quantity alone bills more than a line may: never billable (counts bill events, not quantities).
+    const unbillable = target && !COUNTING.has(target.measurement.aggregationType) ? unbillableAmount(target.price, e.quantity) : null;
+    if (unbillable) add('quantity', unbillable, 'amount_too_large');
     if (violations.length || !target) {
       rejected.push({ index, id: e.id, violations });
       return;
@@ -135,8 +144,14 @@ export async function ingestUsage(ctx: ServiceContext, events: UsageEventInput[]
     const results = (await ctx.db.batch(statements as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as unknown as { id: string }[][];
     accepted = results.reduce((n, r) => n + r.length, 0);
   }
-  // instant_metered usage is billed at once, each push on its own invoice.
-  for (const subscriptionId of instant) await billInstantUsage(ctx, subscriptionId, ctx.now, null);
+  // instant_metered usage is billed at once, each push on its own invoice. The events are stored
+  // whatever happens to that: a push that cannot be billed now is left to the next run, which
+  // shows why on the subscription (lastBillingError).
+  for (const subscriptionId of instant) {
+    await billInstantUsage(ctx, subscriptionId, ctx.now, null).catch((err) =>
+      console.error(JSON.stringify({ level: 'warn', job: 'instant-usage', subscriptionId, message: String(err) })),
+    );
+  }
   return { received: events.length, accepted, duplicates: rows.length - accepted, rejected };
 }
 
