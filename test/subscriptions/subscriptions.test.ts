@@ -170,7 +170,7 @@ describe('GET /subscriptions', () => {
     ]) {
       const res = await get(f.t, `/subscriptions?${q}`);
       expectProblem(res, 400);
-      expect(violations(res), q).toEqual([`${param}: unknown_field`]);
+      expect(violations(res), q).toEqual([`${param}: unknown_parameter`]);
     }
   });
 

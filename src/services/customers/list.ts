@@ -13,8 +13,8 @@ const text = (description: string) => z.string().max(255).optional().openapi({ d
 /**
  * GET /customers: filters and sort order, Fynn's names included (docs/decisions.md, Customers).
  * Nested filters come in both spellings a client may send: `customerGroup.name` as documented and
- * `customerGroup[name]` as query-string libraries encode nested objects. The query is closed: an
- * unknown parameter is 400, never silently ignored (a misspelt filter would otherwise list everything).
+ * `customerGroup[name]` as query-string libraries encode nested objects. Like every query it is
+ * closed (docs/decisions.md, HTTP conventions): an unknown parameter is 400, never silently ignored.
  */
 export const customerListQuery = z
   .object({
@@ -37,8 +37,7 @@ export const customerListQuery = z
     'emailAddresses[email]': text('Same as emailAddresses.email'),
     'order[createdAt]': sortDirection.optional(),
     'order[customerNumber]': sortDirection.optional(),
-  })
-  .strict();
+  });
 export type CustomerListQuery = z.output<typeof customerListQuery>;
 
 /** The filter conditions of a list query; an empty parameter (`?companyName=`, as n8n sends unset options) filters nothing. */

@@ -18,9 +18,9 @@ const status = z.enum(['', ...SUBSCRIPTION_STATUSES]);
 /**
  * GET /subscriptions: filters and sort order. Nested filters come in the dotted form of the spec
  * (`paymentMethod.type`) and in the bracket form clients send (`paymentMethod[type]`, as axios
- * serialises nested query objects). Strict: an unknown parameter is a 400, never silently ignored.
+ * serialises nested query objects). Closed like every query (docs/decisions.md, HTTP conventions).
  */
-export const subscriptionListQuery = z.strictObject({
+export const subscriptionListQuery = z.object({
   ...paginationQuery,
   id: one,
   'id[]': some,
