@@ -3,7 +3,7 @@
 // in preloaded; ids come from the caller.
 import { applyCoupons, type CouponInput } from './discounts';
 import { lineNet, positionTotals } from './invoice-totals';
-import { Dec, exceedsLineAmount, maxLineAmount, MAX_UNIT_PRICE_DECIMALS, toMinorUnitsSafe } from './money';
+import { Dec, exceedsLineAmount, fromMinorUnits, maxLineAmount, MAX_UNIT_PRICE_DECIMALS, toMinorUnitsSafe, withinDocumentLimit } from './money';
 import type { PlannedLine } from './plan';
 import { resolveTax, TaxRateUnavailableError, type ReverseChargeType, type TaxGroupType, type TaxRateOverride } from './tax';
 
@@ -208,14 +208,24 @@ export function composeInvoice(input: ComposeInput): ComposedInvoice {
   return { type: totals.grossAmount < 0 ? 'TYPE_CREDIT' : 'TYPE_INVOICE', currency, positions, totals, exchangeRates, appliedCoupons };
 }
 
-/** Totals in minor units; lines that each fit can still add up beyond what storage holds. */
+/**
+ * Totals in minor units. Lines that each fit can still add up beyond what a document may hold: the
+ * same bound as for invoices written through the API (`documentAmountLimit`, docs/decisions.md,
+ * Invoices and billing), so billing never stores a document the API would refuse.
+ */
 function invoiceTotalsOf(positions: ComposedPosition[], currency: string) {
+  const tooLarge = () => new BillingError('amount_out_of_range', `The invoice total exceeds the largest amount an invoice can hold in ${currency}.`);
+  let totals: ReturnType<typeof positionTotals>;
   try {
-    return positionTotals(positions, currency);
+    totals = positionTotals(positions, currency);
   } catch (err) {
     if (!(err instanceof RangeError) || !/safe.integer/.test(err.message)) throw err;
-    throw new BillingError('amount_out_of_range', `The invoice total exceeds the largest amount an invoice can hold in ${currency}.`);
+    throw tooLarge();
   }
+  for (const minor of [totals.netAmount, totals.grossAmount, totals.discountAmount]) {
+    if (!withinDocumentLimit(fromMinorUnits(minor, currency), currency)) throw tooLarge();
+  }
+  return totals;
 }
 
 /** The tax of a line for the payer, at the start of its service period. */

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { parseDuration } from '../billing/durations';
-import { checkDecimal } from '../billing/money';
+import { checkDecimal, Dec } from '../billing/money';
 import { fromLocalDateTime } from '../billing/periods';
 import { currentRequestScope } from './request-scope';
 import { isCountryCode, isCurrencyCode, isTimeZone } from '../reference/iso';
@@ -88,43 +88,66 @@ export const customFieldValues = z
   .transform((v) => v ?? null);
 
 export interface DecimalRule {
-  /** Most digits after the point. */
-  scale: number;
+  /** Most digits after the point (default: no limit). */
+  scale?: number;
   /** Whether a leading minus is accepted (default false). */
   signed?: boolean;
   /** Most digits before the point (default 15). */
   integerDigits?: number;
+  /** The largest value accepted, a decimal string ("100" for a percentage). */
+  max?: string;
 }
 
 /**
  * The pattern of the decimal strings `checkDecimal` (src/billing/money.ts) accepts under the same
- * limits: plain notation, no leading zeros ("05.00" is refused), no exponent, no "+".
+ * limits: plain notation, no leading zeros ("05.00" is refused), no exponent, no "+". It is what the
+ * OpenAPI document shows, so generated validators accept what we accept.
  */
-export function decimalPattern({ scale, signed = false, integerDigits = 15 }: DecimalRule): RegExp {
-  return new RegExp(`^${signed ? '-?' : ''}(0|[1-9]\\d{0,${integerDigits - 1}})(\\.\\d{1,${scale}})?$`);
+export function decimalPattern({ scale, signed = false, integerDigits = 15, max }: DecimalRule): RegExp {
+  const decimals = scale === undefined ? '(\\.\\d+)?' : `(\\.\\d{1,${scale}})?`;
+  if (max === '100') return new RegExp(`^(100(\\.0{1,${scale ?? 10}})?|(0|[1-9]\\d?)${decimals})$`);
+  return new RegExp(`^${signed ? '-?' : ''}(0|[1-9]\\d{0,${integerDigits - 1}})${decimals}$`);
+}
+
+/** Why a string is not a decimal under the rule (the domain parser's own check, codes as violations), or null. */
+function decimalProblem(v: string, rule: DecimalRule): { message: string; code: string } | null {
+  const { scale, signed = false, integerDigits = 15, max } = rule;
+  const p = checkDecimal(v, { maxDecimals: scale, allowNegative: signed, maxIntegerDigits: integerDigits });
+  if (p) return { message: p.message, code: p.code === 'invalid_decimal' ? 'invalid_format' : p.code };
+  // The domain parser lets "-0" through where no sign is allowed; the document's pattern does not.
+  if (!decimalPattern(rule).test(v)) return { message: 'Must be a decimal string in plain notation, e.g. "12.50".', code: 'invalid_format' };
+  if (max !== undefined && new Dec(v).gt(max)) return { message: `Must be at most ${max}.`, code: 'too_large' };
+  return null;
 }
 
 /**
  * The one schema for decimals on input (amounts, prices, quantities, rates): a string, never a JS
- * number. What it accepts the domain parser accepts by construction: the pattern (also what the
- * OpenAPI document shows) is checked first, then `checkDecimal` with the same limits, so no
- * accepted string can make `parseDecimal` throw later.
+ * number. It is checked with `checkDecimal` itself, so no accepted string can make `parseDecimal`
+ * throw later ("05.00" and "07" are 422 `invalid_format`, never a 500).
  */
-export const decimalString = (scale = 10, rule: Omit<DecimalRule, 'scale'> = {}) => {
-  const { signed = false, integerDigits = 15 } = rule;
-  const kind = signed ? 'a decimal string' : 'a non-negative decimal string';
-  return z
+export const decimalString = (scale: number | undefined = 10, rule: Omit<DecimalRule, 'scale'> = {}) =>
+  z
     .string()
-    .regex(decimalPattern({ scale, signed, integerDigits }), {
-      message: `Must be ${kind} with at most ${integerDigits} digits before and ${scale} after the point, without leading zeros (e.g. "19.99").`,
-      abort: true,
-    })
     .superRefine((v, ctx) => {
-      const problem = checkDecimal(v, { maxDecimals: scale, allowNegative: signed, maxIntegerDigits: integerDigits });
+      const problem = decimalProblem(v, { ...rule, scale });
       if (problem) ctx.addIssue({ code: 'custom', message: problem.message, params: { code: problem.code } });
     })
-    .openapi({ example: '19.99' });
-};
+    .openapi({ type: 'string', pattern: decimalPattern({ ...rule, scale }).source, example: '19.99' });
+
+/**
+ * A decimal Fynn documents as a JSON number: a decimal string, or a number that `exactNumbers`
+ * (src/http/exact-numbers.ts) has replaced by its source text before validation, so it never
+ * passes through a float. A number that still arrives here is refused rather than rounded.
+ */
+export const decimalOrNumber = (scale: number | undefined, rule: Omit<DecimalRule, 'scale'> = {}, example = '19.99') =>
+  z
+    .union([z.string().openapi({ pattern: decimalPattern({ ...rule, scale }).source }), z.number()])
+    .superRefine((v, ctx) => {
+      const problem = typeof v === 'number' ? { message: 'Send this value as a decimal string.', code: 'invalid_format' } : decimalProblem(v, { ...rule, scale });
+      if (problem) ctx.addIssue({ code: 'custom', message: problem.message, params: { code: problem.code } });
+    })
+    .transform((v) => String(v))
+    .openapi({ example });
 
 /** A calendar duration such as 14D, 2W, 1M, 1Y6M. */
 export const durationText = z

@@ -7,7 +7,8 @@ import { currencyCode, customFieldValues, optionalText } from '../../http/schema
 import { InvoiceSchema } from '../../schemas/invoices';
 import { createDraft, deleteDraft, updateDraft } from '../../services/invoices/drafts';
 import { invoiceListQuery, listInvoices, loadInvoice, renderLoaded } from '../../services/invoices/read';
-import { customerScope, exactNumbers, nullable, params, PositionInputSchema } from './requests';
+import { customerScope, nullable, params, PositionInputSchema } from './requests';
+import { exactNumbers } from '../../http/exact-numbers';
 
 const tags = ['Invoices'];
 

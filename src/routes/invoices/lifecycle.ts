@@ -7,7 +7,8 @@ import { finalizeInvoice } from '../../services/invoices/finalize';
 import { closeInvoice, duplicateInvoice } from '../../services/invoices/operations';
 import { CREDIT_REASONS, creditInvoice } from '../../services/invoices/credits';
 import { cancelInvoice } from '../../services/invoices/reversals';
-import { CreditPositionSchema, exactNumbers, nullable, params } from './requests';
+import { CreditPositionSchema, nullable, params } from './requests';
+import { exactNumbers } from '../../http/exact-numbers';
 
 // Status transitions of a document (docs/state-machines.md): finalize, approve, cancel, credit,
 // duplicate, close.

@@ -1,21 +1,22 @@
 import { z } from '@hono/zod-openapi';
 import { serviceContext } from '../../http/context';
 import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../http/openapi';
-import { currencyCode, optionalText, timestamp } from '../../http/schemas';
+import { currencyCode, decimalOrNumber, optionalText, timestamp } from '../../http/schemas';
 import { InvoiceSchema } from '../../schemas/invoices';
 import { addPayment } from '../../services/invoices/payments';
-import { decimalOrNumber, exactNumbers, nullable, params } from './requests';
+import { nullable, params } from './requests';
+import { exactNumbers } from '../../http/exact-numbers';
 
 // Fynn's body (amount as a JSON number, date, currency and fee optional) and ours (amount as a
 // string) alike: a number is read from the request text exactly, never through a float.
 const PaymentSchema = z
   .strictObject({
-    amount: decimalOrNumber({ allowNegative: false }, '50.00').openapi({ description: 'A decimal string or a JSON number, at most the currency’s decimals' }),
+    amount: decimalOrNumber(undefined, {}, '50.00').openapi({ description: 'A decimal string or a JSON number, at most the currency’s decimals' }),
     paymentDate: nullable(timestamp).openapi({ description: 'Default: now' }),
     description: optionalText(1, 255),
     paymentMethod: optionalText(1, 64),
     currencyCode: nullable(currencyCode).openapi({ description: 'Must be the invoice currency when given' }),
-    feeAmount: nullable(decimalOrNumber({ allowNegative: false }, '1.25')).openapi({ description: "The provider's fee, stored for information" }),
+    feeAmount: nullable(decimalOrNumber(undefined, {}, '1.25')).openapi({ description: "The provider's fee, stored for information" }),
   })
   .openapi('InvoicePayment');
 

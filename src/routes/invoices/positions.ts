@@ -4,7 +4,8 @@ import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../http/op
 import { idParam } from '../../http/schemas';
 import { InvoiceSchema } from '../../schemas/invoices';
 import { addPositions, deletePosition, updatePosition } from '../../services/invoices/positions';
-import { exactNumbers, isObjectWith, params, PositionInputSchema, PositionItemSchema, PositionUpdateSchema, shapeHook } from './requests';
+import { isObjectWith, params, PositionInputSchema, PositionItemSchema, PositionUpdateSchema, shapeHook } from './requests';
+import { exactNumbers } from '../../http/exact-numbers';
 
 // The positions (lines) of a draft; each change answers with the whole draft.
 

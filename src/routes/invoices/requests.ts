@@ -1,10 +1,8 @@
 import { z } from '@hono/zod-openapi';
-import type { MiddlewareHandler } from 'hono';
-import { checkDecimal, Dec, type ParseDecimalOptions } from '../../billing/money';
 import { checkTaxRate } from '../../billing/tax';
-import type { AppContext, AppEnv } from '../../http/context';
+import type { AppContext } from '../../http/context';
 import { ApiError, zodViolations } from '../../http/errors';
-import { currencyCode, durationText, idParam, optionalText, requiredText, timestamp } from '../../http/schemas';
+import { currencyCode, decimalOrNumber, decimalPattern, decimalString, durationText, idParam, optionalText, requiredText, timestamp } from '../../http/schemas';
 import type { PositionItem } from '../../services/invoices/position-input';
 
 // Path parameters and request pieces shared by the invoice routes.
@@ -14,71 +12,7 @@ export const params = z.object({ id: idParam('id', 'Invoice id') });
 /** Optional and nullable: absent becomes null. */
 export const nullable = <T extends z.ZodTypeAny>(s: T) => s.nullable().optional().transform((v) => v ?? null);
 
-type DecimalRule = ParseDecimalOptions & { max?: string };
-
-/**
- * The rule the domain code parses with (`checkDecimal`: plain notation, no leading zeros, no
- * exponent), so what passes a schema never fails in the domain ("07" is a 422, not a 500).
- */
-function decimalIssue(v: string, rule: DecimalRule): { message: string; code: string } | null {
-  const p = checkDecimal(v, { maxIntegerDigits: 15, ...rule });
-  if (p) return { message: p.message, code: p.code === 'invalid_decimal' ? 'invalid_format' : p.code };
-  if (rule.max !== undefined && new Dec(v).gt(rule.max)) return { message: `Must be at most ${rule.max}.`, code: 'too_large' };
-  return null;
-}
-
-/** The same rule as a pattern for the OpenAPI document, so generated validators accept what we accept. */
-function decimalPattern(rule: DecimalRule): string {
-  const decimals = rule.maxDecimals === undefined ? '(\\.\\d+)?' : `(\\.\\d{1,${rule.maxDecimals}})?`;
-  if (rule.max === '100') return `^(100(\\.0{1,${rule.maxDecimals ?? 10}})?|(0|[1-9]\\d?)${decimals})$`;
-  return `^${rule.allowNegative === false ? '' : '-?'}(0|[1-9]\\d{0,${(rule.maxIntegerDigits ?? 15) - 1}})${decimals}$`;
-}
-
-export const decimal = (rule: DecimalRule, example: string) =>
-  z
-    .string()
-    .superRefine((v, ctx) => {
-      const issue = decimalIssue(v, rule);
-      if (issue) ctx.addIssue({ code: 'custom', message: issue.message, params: { code: issue.code } });
-    })
-    .openapi({ type: 'string', pattern: decimalPattern(rule), example });
-
-/**
- * A decimal that Fynn documents as a JSON number: a string, or a number that `exactNumbers` has
- * replaced by its source text before validation (so it never passes through a float). A number
- * that still arrives here is refused rather than rounded.
- */
-export const decimalOrNumber = (rule: DecimalRule, example: string) =>
-  z
-    .union([z.string().openapi({ pattern: decimalPattern(rule) }), z.number()])
-    .superRefine((v, ctx) => {
-      const issue = typeof v === 'number' ? { message: 'Send this value as a decimal string.', code: 'invalid_format' } : decimalIssue(v, rule);
-      if (issue) ctx.addIssue({ code: 'custom', message: issue.message, params: { code: issue.code } });
-    })
-    .transform((v) => String(v))
-    .openapi({ example });
-
-/**
- * Reads JSON numbers of the named fields exactly: the body is parsed again from its raw text and
- * each such number replaced by the text it was written as (`"amount": 12.10` → "12.10"), which the
- * validators then check like a decimal string. Mounted with `router.use` before the route.
- */
-export function exactNumbers(...keys: string[]): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const raw = c.var.rawBody;
-    if (raw !== undefined) {
-      const parsed: unknown = JSON.parse(raw, (key, value, context?: { source?: string }) =>
-        typeof value === 'number' && keys.includes(key) && context?.source !== undefined ? context.source : value,
-      );
-      // The validators read the body through `c.req.json()`, which parses the cached text.
-      // (Hono keeps promises there; its type names the resolved values.)
-      (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(JSON.stringify(parsed));
-    }
-    await next();
-  };
-}
-
-const signed = (example: string) => decimal({ maxDecimals: 10 }, example);
+const signed = (example: string) => decimalString(10, { signed: true }).openapi({ example });
 /** A percentage such as "19" or "5.5", checked by `checkTaxRate` (the rule of the totals). */
 export const taxRate = z
   .string()
@@ -86,16 +20,16 @@ export const taxRate = z
     const p = checkTaxRate(v);
     if (p) ctx.addIssue({ code: 'custom', message: `${p.message} A percentage such as "19" or "5.5".`, params: { code: p.code === 'invalid_decimal' ? 'invalid_format' : p.code } });
   })
-  .openapi({ type: 'string', pattern: decimalPattern({ maxDecimals: 10, max: '100' }), example: '19' });
-const discountAmount = decimal({ maxDecimals: 4, allowNegative: false }, '5.00');
-const percentage = decimalOrNumber({ maxDecimals: 10, allowNegative: false, maxIntegerDigits: 3, max: '100' }, '10');
+  .openapi({ type: 'string', pattern: decimalPattern({ scale: 10, max: '100' }).source, example: '19' });
+const discountAmount = decimalString(4).openapi({ example: '5.00' });
+const percentage = decimalOrNumber(10, { integerDigits: 3, max: '100' }, '10');
 const reference = z.string().min(1).max(64);
 
 /** The fields of a line, in our spelling and Fynn's (`taxGroupId`, `unitId`, `discountAmount`). */
 const lineFields = {
   name: requiredText(1, 255),
   description: optionalText(1, 2000),
-  quantity: decimalOrNumber({ maxDecimals: 10 }, '1').optional(),
+  quantity: decimalOrNumber(10, { signed: true }, '1').optional(),
   unitPrice: signed('19.99'),
   currencyCode: nullable(currencyCode).openapi({ description: 'Must be the invoice currency when given' }),
   discount: nullable(discountAmount),
