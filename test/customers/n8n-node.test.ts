@@ -1,36 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { api, countRows, query, type ApiResponse, type TestTenant } from '../support/api';
+import { api, countRows, query } from '../support/api';
 import { created, createCustomer, createTenant } from '../support/builders';
 import { paymentMethod } from '../subscriptions/builders';
 import { createGroup, defineField, VALID_VAT_ID } from './builders';
 import { post } from '../support/api';
+import { expect2xx, node, qs } from '../support/n8n';
 
 // The customer requests of the official n8n node (fynnplatform/n8n-nodes-fynn, resource Customer),
-// replayed exactly as it sends them (/work/notes/n8n-fynn-requests.md §3 and §10 rows 4–12): its
-// declarative defaults put `Accept` and `Content-Type: application/json` on every request, also on
-// GET and DELETE without a body and on bodiless PUTs (Content-Length 0); query values are encoded
-// as axios does (spaces as +, brackets and @ percent-encoded). Any 2xx is success to the node.
-// Not here: "Return All" (`limit=100&page=0`, row 6), whose page=0 belongs to the pagination rules.
-
-/** n8n's request defaults plus the credential's Bearer header. */
-function node(t: TestTenant, method: string, path: string, body?: unknown): Promise<ApiResponse> {
-  const headers = { Authorization: `Bearer ${t.key}`, Accept: 'application/json', 'Content-Type': 'application/json' };
-  if (body !== undefined) return api(path, { method, headers, rawBody: JSON.stringify(body) });
-  // A bodiless PUT goes out with Content-Length: 0; GET and DELETE without a body.
-  return api(path, { method, headers, ...(method === 'PUT' ? { rawBody: '' } : {}) });
-}
-
-/** axios 1.x serialisation of n8n's query object (nested keys as a[b], values as encodeURIComponent with these exceptions). */
-function qs(params: Record<string, string | number | boolean>): string {
-  const enc = (s: string) => encodeURIComponent(s).replace(/%20/g, '+').replace(/%3A/gi, ':').replace(/%24/g, '$').replace(/%2C/gi, ',');
-  return Object.entries(params)
-    .map(([k, v]) => `${enc(k)}=${enc(String(v))}`)
-    .join('&');
-}
-
-function expect2xx(res: ApiResponse) {
-  expect(res.status >= 200 && res.status < 300, `${res.status} ${JSON.stringify(res.body)}`).toBe(true);
-}
+// replayed exactly as it sends them (test/support/n8n.ts); the whole node, trigger included, is
+// replayed in one workflow by test/compat/n8n-node.test.ts.
 
 describe('the n8n node’s customer operations', () => {
   async function setup() {

@@ -8,7 +8,7 @@ import { createCustomer, createTenant } from '../support/builders';
 import { consume, deliveries, fake, hook, standardHeaders, useFakeReceiver, type Received } from './receiver';
 
 // The requests of the n8n Fynn trigger and its credential test, as its source sends them
-// (docs: /work/notes/n8n-fynn-requests.md §2, §6), and deliveries as Fynn's verifiers check them.
+// (docs/n8n-fynn-node-requests.md §2, §6), and deliveries as Fynn's verifiers check them.
 
 useFakeReceiver();
 
