@@ -1,5 +1,6 @@
+import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, countRows, del, expectProblem, expectStatus, get, patch, post, put, query, type TestTenant } from '../support/api';
+import { api, countRows, del, expectProblem, expectStatus, get, patch, post, put, query, violations, type TestTenant } from '../support/api';
 import { created, createCustomer, createTenant, eventTypes, flatMonthlyFee, ok } from '../support/builders';
 import { paymentMethod } from '../subscriptions/builders';
 import { createGroup } from './builders';
@@ -117,6 +118,76 @@ describe('other deletes that customers refer to', () => {
     expectProblem(await del(t, `/customers/${c.id}/addresses/${invoiceAddress.id}`), 409, '/problems/address-in-use');
     expect(await countRows('customer_addresses', t, 'AND id = ?', invoiceAddress.id)).toBe(1);
     expectStatus(await put(t, `/customers/${c.id}/addresses/${invoiceAddress.id}`, { status: 'archived', default: false }), 200);
+  });
+
+  it('never leaves a subscription billing to an address deleted at the same time', async () => {
+    const t = await createTenant();
+    const { product, price } = await flatMonthlyFee(t, '10.00', 'Pro');
+    const c = await createCustomer(t);
+    for (let round = 0; round < 6; round++) {
+      const address = await created(post(t, `/customers/${c.id}/addresses`, { type: 'TYPE_INVOICE', street: `Weg ${round}`, zip: '53111', city: 'Bonn', countryCode: 'DE', default: false }));
+      const [sub, gone] = await Promise.all([
+        api('/subscriptions', { token: t.key, body: { customer: c.id, invoiceAddress: address.id, items: [{ product: product.id, pricePlan: price.id, quantity: '1' }] } }),
+        del(t, `/customers/${c.id}/addresses/${address.id}`),
+      ]);
+      if (sub.status === 201) expectProblem(gone, 409, '/problems/address-in-use');
+      else {
+        expectStatus(gone, 204);
+        expect(violations(sub)).toEqual(['invoiceAddress: not_found']);
+      }
+    }
+    const [dangling] = await query<{ n: number }>(
+      `SELECT count(*) AS n FROM subscriptions s WHERE s.tenant_id = ? AND s.invoice_address_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM customer_addresses a WHERE a.tenant_id = s.tenant_id AND a.id = s.invoice_address_id)`,
+      t.id,
+    );
+    expect(dangling!.n).toBe(0);
+  });
+
+  it('never writes a price plan reserved for a customer deleted between its check and its write', async () => {
+    const t = await createTenant();
+    const { product } = await flatMonthlyFee(t, '10.00', 'Pro');
+    const c = await createCustomer(t);
+    const { createDb } = await import('../../src/db/client');
+    const { createServiceContext } = await import('../../src/services/context');
+    const { pricePlanService } = await import('../../src/services/catalogue/price-plans');
+    const db = createDb(env.DB);
+    const tenant = (await db.query.tenants.findFirst({ where: (x, { eq }) => eq(x.id, t.id) }))!;
+    // The race made deterministic: the customer goes away right before the creating batch runs.
+    const racing = new Proxy(db, {
+      get: (target, prop, receiver) =>
+        prop === 'batch'
+          ? async (statements: Parameters<typeof db.batch>[0]) => {
+              await env.DB.prepare('DELETE FROM customers WHERE tenant_id = ? AND id = ?').bind(t.id, c.id).run();
+              return target.batch(statements);
+            }
+          : Reflect.get(target, prop, receiver),
+    });
+    const ctx = createServiceContext({ env, db: racing, tenant });
+    const input = {
+      product: product.id,
+      internalName: null,
+      status: 'active' as const,
+      type: null,
+      calculationType: 'flat_fee' as const,
+      currencyCode: 'EUR',
+      price: { amount: '5.00' },
+      percentage: null,
+      tiers: null,
+      freeUnits: '0',
+      billingInterval: '1M',
+      showPricePerInterval: null,
+      applyTrial: false,
+      payInAdvance: null,
+      proRata: true,
+      custom: true,
+      customer: c.id,
+      salesChannel: null,
+    };
+    const { ApiError } = await import('../../src/http/errors');
+    const err = await pricePlanService.create(ctx, input).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as InstanceType<typeof ApiError>).violations?.map((v) => `${v.propertyPath}: ${v.code}`)).toEqual(['customer: not_found']);
+    expect(await countRows('price_plans', t, 'AND customer_id = ?', c.id)).toBe(0);
   });
 
   it('a customer group or contact person is never deleted under a customer assigned to it at the same time', async () => {

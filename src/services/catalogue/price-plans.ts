@@ -1,3 +1,4 @@
+import { customerExists } from '../customers/guards';
 import { z } from '@hono/zod-openapi';
 import { eq, sql } from 'drizzle-orm';
 import { checkDecimal, exceedsLineAmount, maxLineAmount } from '../../billing/money';
@@ -122,6 +123,8 @@ export const pricePlanService = resourceService({
   table: pricePlans,
   selection: { inUse: inUseSql(outer(pricePlans.id), outer(pricePlans.tenantId)) },
   render: renderPricePlan,
+  // A price reserved for a customer: the customer must still exist when it is written.
+  references: (row, tenantId) => (row.customerId ? [{ path: 'customer', label: 'customer', exists: customerExists(tenantId, row.customerId) }] : []),
   async check(ctx: ServiceContext, input: PricePlanInput, current, v: Violations) {
     const { product, type } = await derive(ctx, input, v);
     if (product?.isArchived && (!current || current.productId !== input.product)) {

@@ -2,7 +2,7 @@ import type { z } from '@hono/zod-openapi';
 import { and, asc, desc, eq, getTableColumns, not, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { isGuardFailure, isUniqueViolation, requirePreviousChange, runBatch } from '../../db/client';
+import { isGuardFailure, isUniqueViolation, requireCondition, requirePreviousChange, runBatch } from '../../db/client';
 import { commitGuarded, type VersionedTable } from '../../db/commit';
 import { fetchPage } from '../../db/paging';
 import { insertEvent } from '../../events/outbox';
@@ -41,6 +41,11 @@ export interface ResourceHooks<Row, Input, Resource> {
   check?(ctx: ServiceContext, input: Input, current: Row | null, v: Violations): Promise<void> | void;
   /** The writable view of a row: the PUT body a merge patch applies to. */
   writable?(row: Row): unknown;
+  /**
+   * Records a new row points at that must still exist when it is written (checked inside the
+   * creating batch, so a concurrent delete of the referenced record cannot leave it dangling).
+   */
+  references?(row: Row, tenantId: string): { path: string; label: string; exists: SQL }[];
   /** UNIQUE index column (as it appears in SQLite's message) → the field to blame. */
   uniques?: Record<string, string>;
   /** SQL that is true while the row is referenced; such a row cannot be deleted (409). */
@@ -131,7 +136,25 @@ export function resourceService<Row extends { id: string }, Input, Resource>(hoo
       ...(await hooks.columns(ctx, input, null)),
     } as unknown as Row;
     const resource = hooks.render(row);
-    await write(ctx, [ctx.db.insert(table).values(row as TenantTable['$inferInsert']), ...extra(row), ...event(ctx, hooks.events?.created, row.id, resource)]);
+    const references = hooks.references?.(row, ctx.tenant.id) ?? [];
+    try {
+      await write(ctx, [
+        ctx.db.insert(table).values(row as TenantTable['$inferInsert']),
+        ...references.map((r) => requireCondition(ctx.db, r.exists)),
+        ...extra(row),
+        ...event(ctx, hooks.events?.created, row.id, resource),
+      ]);
+    } catch (err) {
+      if (!isGuardFailure(err) || references.length === 0) throw err;
+      // The batch wrote nothing; name the reference that is gone (read now, after the race).
+      const gone = new Violations();
+      for (const r of references) {
+        const found = await ctx.db.get<{ ok: number }>(sql`SELECT CASE WHEN ${r.exists} THEN 1 ELSE 0 END AS ok`);
+        if (!found?.ok) gone.add(r.path, `No such ${r.label}.`, 'not_found');
+      }
+      gone.throwIfAny();
+      throw err;
+    }
     return hooks.selection ? hooks.render(await find(ctx, row.id)) : resource;
   }
 

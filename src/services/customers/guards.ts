@@ -10,6 +10,11 @@ export function customerExists(tenantId: string, customerId: string): SQL {
   return sql`EXISTS (SELECT 1 FROM customers WHERE tenant_id = ${tenantId} AND id = ${customerId})`;
 }
 
+/** SQL condition: the address exists and belongs to the customer (an address a subscription bills to). */
+export function addressExists(tenantId: string, customerId: string, addressId: string): SQL {
+  return sql`EXISTS (SELECT 1 FROM customer_addresses WHERE tenant_id = ${tenantId} AND id = ${addressId} AND customer_id = ${customerId})`;
+}
+
 /** SQL condition: the customer exists and may be a partner (marked so, and billed through no partner itself). */
 export function partnerUsable(tenantId: string, partnerId: string): SQL {
   return sql`EXISTS (SELECT 1 FROM customers WHERE tenant_id = ${tenantId} AND id = ${partnerId} AND is_partner = 1 AND partner_id IS NULL)`;

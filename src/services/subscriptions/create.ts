@@ -9,7 +9,7 @@ import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { newId } from '../../lib/ids';
 import { checkCustomFieldValues, selectCustomFieldDefinitions } from '../customers/custom-fields';
-import { customerExists } from '../customers/guards';
+import { addressExists, customerExists } from '../customers/guards';
 import { nextSequenceValue } from '../common/sequences';
 import { unbillableAmount } from '../catalogue/price-plans';
 import { type ItemAggregate, type ItemRow, type SubscriptionAggregate, type SubscriptionRow, renderSubscription } from './aggregate';
@@ -250,16 +250,21 @@ export async function createSubscription(ctx: ServiceContext, input: Subscriptio
     ctx.db.insert(subscriptions).values(row),
     ...insertRows(ctx.db, subscriptionItems, items),
     insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: 'subscription.created', resourceId: id, data: resource, now: ctx.now }),
-    // A customer deleted meanwhile must not be left with a subscription (its delete checks the other way).
+    // A customer (or its invoice address) deleted meanwhile must not be left with a subscription
+    // pointing at it (their deletes check the other way).
     requireCondition(ctx.db, customerExists(ctx.tenant.id, row.customerId)),
+    ...(row.invoiceAddressId ? [requireCondition(ctx.db, addressExists(ctx.tenant.id, row.customerId, row.invoiceAddressId))] : []),
   ];
   statements.push(...insertRows(ctx.db, appliedDiscounts, discounts.map((d) => d.d)));
   try {
     await runBatch(ctx.db, statements);
   } catch (err) {
     if (isUniqueViolation(err, 'number')) throw ApiError.violation('number', 'Another subscription already has this number.', 'not_unique');
-    if (isGuardFailure(err)) throw ApiError.violation('customer', 'No such customer.', 'not_found');
-    throw err;
+    if (!isGuardFailure(err)) throw err;
+    // Which reference went away meanwhile: the batch wrote nothing, so read what is there now.
+    const customer = await ctx.db.get<{ ok: number }>(sql`SELECT CASE WHEN ${customerExists(ctx.tenant.id, row.customerId)} THEN 1 ELSE 0 END AS ok`);
+    if (!customer?.ok) throw ApiError.violation('customer', 'No such customer.', 'not_found');
+    throw ApiError.violation('invoiceAddress', 'No such address of this customer.', 'not_found');
   }
   return resource;
 }

@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
-import { isGuardFailure, requirePreviousChange } from '../../db/client';
+import { isGuardFailure, requireCondition, requirePreviousChange } from '../../db/client';
+import { addressExists } from '../customers/guards';
 import { insertRows } from '../../db/insert';
 import { appliedDiscounts, customerAddresses, paymentMethods, subscriptionComments, subscriptionItems, subscriptions } from '../../db/schema';
 import { insertEvent } from '../../events/outbox';
@@ -27,7 +28,9 @@ export async function setInvoiceAddress(ctx: ServiceContext, id: string, address
       .get();
     if (!address) throw ApiError.violation('invoiceAddress', 'No such address of this customer.', 'not_found');
   }
-  return (await commitSubscriptionChange(ctx, before, { invoiceAddressId: addressId }, 'subscription.invoice_address.updated', { after: { invoiceAddress: address ?? null } }))
+  // The address must still exist when the change is written (a concurrent delete makes this a 409).
+  const statements = addressId ? [requireCondition(ctx.db, addressExists(ctx.tenant.id, before.row.customerId, addressId))] : [];
+  return (await commitSubscriptionChange(ctx, before, { invoiceAddressId: addressId }, 'subscription.invoice_address.updated', { statements, after: { invoiceAddress: address ?? null } }))
     .resource;
 }
 
