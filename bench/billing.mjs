@@ -23,6 +23,8 @@
 //   BENCH_BILLING_MODE           sync | async (default: sync up to 20,000 subscriptions, else async)
 //   BENCH_BILLING_TIMEOUT_SECONDS  limit for the billing run (default max(1800, 0.06 × N))
 //   BENCH_BILLING_POLL_MS        progress poll interval (default 1000)
+//   BENCH_PROFILE=<file>         sync mode: CPU profile of the Worker during the run, summary in <file>,
+//                                the raw profile in <file>.cpuprofile (Chrome DevTools); BENCH_INSPECTOR_PORT (9339)
 
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -375,7 +377,11 @@ export const billingSection = {
     try {
       if (cfg.mode === 'sync') {
         log(`billing: PUT /test-clock ${SYNC_CLOCK.toISOString()} (synchronous run)…`);
-        const r = await http(ctx.url, 'PUT', '/test-clock', { headers: auth, body: { now: SYNC_CLOCK.toISOString() }, signal, timeoutMs: cfg.timeoutSeconds * 1000 });
+        const put = () => http(ctx.url, 'PUT', '/test-clock', { headers: auth, body: { now: SYNC_CLOCK.toISOString() }, signal, timeoutMs: cfg.timeoutSeconds * 1000 });
+        // BENCH_PROFILE=<file>: a CPU profile of the Worker during the run (top functions by self time).
+        const r = process.env.BENCH_PROFILE
+          ? await (await import('./profile.mjs')).withProfile(Number(process.env.BENCH_INSPECTOR_PORT || 9339), put, process.env.BENCH_PROFILE)
+          : await put();
         if (r.status !== 200) {
           const reloaded = /restarted mid-request/i.test(r.text) ? ' — the Worker was reloaded mid-run (a source file changed?); BENCH_SNAPSHOT=1 serves a copy of the sources' : '';
           throw new Error(`PUT /test-clock: ${describe(r)}${reloaded}`);

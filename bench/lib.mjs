@@ -511,6 +511,8 @@ export async function startLocalServer({
   const launch = async () => {
     const args = ['dev', '--local', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', persistTo];
     args.push('--show-interactive-dev-session=false', '--log-level', logLevel);
+    // BENCH_PROFILE (bench/profile.mjs) attaches to the Worker through the inspector.
+    if (process.env.BENCH_PROFILE) args.push('--inspector-port', process.env.BENCH_INSPECTOR_PORT || '9339');
     for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`);
     proc = await spawnWrangler(args, { verbose, cwd });
     const current = proc;

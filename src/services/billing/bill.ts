@@ -14,10 +14,11 @@ import { loadCatalogue, toPlanPrice, type BillingPreload } from './inputs';
  * in the same billing group — as one invoice, exactly once (see commit.ts).
  */
 export async function billSubscription(ctx: ServiceContext, subscriptionId: string, asOf: Date, runId: string | null, preload?: BillingPreload): Promise<BillResult> {
-  const hasInstantUsage = await memo(ctx, `instant:${subscriptionId}`, () => subscriptionHasInstantUsage(ctx, subscriptionId));
   for (let attempt = 0; attempt < REPLANS; attempt++) {
     // A retry reads afresh: the preload is what was stale.
     const composed = await composeDue(ctx, subscriptionId, asOf, runId, attempt === 0 ? preload : undefined);
+    // Planning remembered it from the price plans it read (no query of its own on the hot path).
+    const hasInstantUsage = await memo(ctx, `instant:${subscriptionId}`, () => subscriptionHasInstantUsage(ctx, subscriptionId));
     if (!composed) return { invoiceId: null, lines: 0, skipped: attempt === 0 ? 'nothing_due' : 'already_billed', hasInstantUsage };
     const result = await commitComposed(ctx, composed, asOf);
     // Another path billed part of what was planned (its batch holds one of the ledger keys): what
