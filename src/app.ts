@@ -6,6 +6,7 @@ import { bodyGuard, requestSetup } from './http/request';
 import { publishOutbox } from './events/delivery';
 import { routers } from './routes/index';
 import type { Context } from 'hono';
+import { logError } from './lib/log';
 
 export function buildApp() {
   const app = createRouter();
@@ -17,7 +18,7 @@ export function buildApp() {
     await next();
     const tenant = c.var.tenant;
     if (!tenant || c.req.method === 'GET' || c.res.status >= 400) return;
-    const publishing = publishOutbox(c.env, tenant.id).catch((err) => console.error(JSON.stringify({ level: 'error', job: 'publish', message: String(err) })));
+    const publishing = publishOutbox(c.env, tenant.id).catch((err) => logError({ job: 'publish' }, err));
     try {
       c.executionCtx.waitUntil(publishing);
     } catch {
@@ -39,7 +40,7 @@ export function buildApp() {
       version: '0.1.0',
       description:
         'Subscription billing and invoicing. Errors are RFC 9457 problem+json; collections are `{data, meta.pagination}`; ' +
-        'POST and PUT accept an `Idempotency-Key` header; PATCH takes application/merge-patch+json.',
+        'POST and PUT accept an `Idempotency-Key` header; PATCH takes a JSON merge patch (application/merge-patch+json or application/json).',
     },
   });
 
@@ -47,7 +48,7 @@ export function buildApp() {
   app.onError((err, c) => {
     if (err instanceof ApiError) return renderProblem(c, err);
     if (err instanceof HTTPException && err.status < 500) return renderProblem(c, new ApiError(err.status, 'bad-request', err.message || 'Bad request.'));
-    console.error(JSON.stringify({ level: 'error', requestId: c.get('requestId'), message: String(err), stack: (err as Error).stack }));
+    logError({ requestId: c.get('requestId') }, err);
     return renderProblem(c, new ApiError(500, 'internal-error', 'An unexpected error occurred; the change was not applied.'));
   });
   return app;

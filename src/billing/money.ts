@@ -188,16 +188,13 @@ export function formatDisplayAmount(amount: Decimal | string, currencyCode: stri
 }
 
 /**
- * The largest amount one invoice line may reach, in minor units of its currency (docs/decisions.md,
- * Invoices and billing): 10^13, i.e. 100,000,000,000.00 EUR, 10,000,000,000,000 JPY. Amounts are
- * stored as safe integers of minor units (below 2^53 ≈ 9.007 × 10^15), so a subscription's 100
- * items at this bound with 100 % tax (2 × 10^15) still fit an invoice.
+ * The largest amount one invoice line may bill (docs/decisions.md, Invoices and billing): a tenth
+ * of `documentAmountLimit`, so a line at the bound with 100 % tax still fits a document
+ * (EUR 100,000,000,000, JPY 100,000,000,000, KWD 100,000,000,000). One bound for the catalogue,
+ * subscriptions, usage and billing; documents themselves are held to `documentAmountLimit`.
  */
-export const MAX_LINE_MINOR_UNITS = 10_000_000_000_000;
-
-/** `MAX_LINE_MINOR_UNITS` in major units of a currency (EUR "100000000000", KWD "10000000000"). */
 export function maxLineAmount(currencyCode: string): Dec {
-  return new Dec(MAX_LINE_MINOR_UNITS).div(new Dec(10).pow(currencyScale(currencyCode)));
+  return documentAmountLimit(currencyCode).div(10);
 }
 
 /**

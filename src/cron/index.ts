@@ -7,6 +7,7 @@ import { createServiceContext, platformPorts } from '../services/context';
 import { sweepDeliveries } from '../events/delivery';
 import type { Env } from '../env';
 import { systemNow } from '../lib/clock';
+import { logError } from '../lib/log';
 
 /** Nightly clean-up: idempotency records past their 24 h retention. */
 export async function purgeExpiredIdempotencyKeys(env: Env): Promise<number> {
@@ -56,7 +57,7 @@ export async function runScheduled(controller: ScheduledController, env: Env): P
       const imported = await importRates(createDb(env.DB), platformPorts(env).rateSource, systemNow());
       console.log(JSON.stringify({ level: 'info', job: 'exchange-rates', imported }));
     } catch (err) {
-      console.error(JSON.stringify({ level: 'error', job: 'exchange-rates', message: String(err) }));
+      logError({ job: 'exchange-rates' }, err);
     }
     const purged = await purgeExpiredIdempotencyKeys(env);
     console.log(JSON.stringify({ level: 'info', job: 'purge-idempotency-keys', purged }));

@@ -1,5 +1,6 @@
 import type { Env, EventMessage } from '../env';
 import { attemptInOrder, recordDeadLetters } from './delivery';
+import { logError } from '../lib/log';
 
 /** The dead-letter queue's name (wrangler.toml): its messages are recorded, never dropped. */
 export const DEAD_LETTER_QUEUE = 'edge-billing-events-dlq';
@@ -21,7 +22,7 @@ export async function consumeEvents(batch: MessageBatch<EventMessage>, env: Env)
       if (typeof message.body?.deliveryId === 'string') await attemptInOrder(env, message.body.deliveryId);
       message.ack();
     } catch (err) {
-      console.error(JSON.stringify({ level: 'error', queue: batch.queue, deliveryId: message.body?.deliveryId, message: String(err) }));
+      logError({ queue: batch.queue, deliveryId: message.body?.deliveryId }, err);
       message.retry();
     }
   }

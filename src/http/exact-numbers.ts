@@ -2,22 +2,45 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './context';
 
 /**
- * Reads JSON numbers of the named fields exactly: the body is parsed again from its raw text and
- * each such number replaced by the text it was written as (`"amount": 12.10` → "12.10"), which the
- * validators then check like a decimal string. Mounted with `router.use` before the route.
+ * Reads the JSON numbers at the given paths exactly: each is replaced by the text it was written as
+ * (`"amount": 12.10` → "12.10"), which the validators then check like a decimal string, so a number
+ * never passes through a float. Paths name fields from the body's root, `*` standing for any array
+ * index: `amount`, `positions.*.quantity`, `positions.*.children.*.quantity`. Numbers elsewhere
+ * (custom field values, say) stay numbers. Mounted with `router.use` before the route.
  */
-export function exactNumbers(...keys: string[]): MiddlewareHandler<AppEnv> {
+export function exactNumbers(...paths: string[]): MiddlewareHandler<AppEnv> {
+  const patterns = paths.map((p) => p.split('.'));
   return async (c, next) => {
     const raw = c.var.rawBody;
-    if (raw !== undefined) {
-      const parsed: unknown = JSON.parse(raw, (key, value, context?: { source?: string }) =>
-        typeof value === 'number' && keys.includes(key) && context?.source !== undefined ? context.source : value,
-      );
+    if (raw !== undefined && raw.trim() !== '') {
+      let body: unknown;
+      let sources: unknown;
+      try {
+        body = JSON.parse(raw);
+        // The same document with every number as its source text (JSON.parse source text access).
+        sources = JSON.parse(raw, (_key, value, context?: { source?: string }) => (typeof value === 'number' && context?.source !== undefined ? context.source : value));
+      } catch {
+        return next(); // malformed JSON is the body guard's to refuse
+      }
+      for (const pattern of patterns) replaceAt(body, sources, pattern);
       // The validators read the body through `c.req.json()`, which parses the cached text.
       // (Hono keeps promises there; its type names the resolved values.)
-      (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(JSON.stringify(parsed));
+      (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(JSON.stringify(body));
     }
     await next();
   };
 }
 
+function replaceAt(target: unknown, source: unknown, path: string[]): void {
+  if (target === null || typeof target !== 'object' || source === null || typeof source !== 'object') return;
+  const [head, ...rest] = path;
+  if (head === undefined) return;
+  const t = target as Record<string, unknown>;
+  const s = source as Record<string, unknown>;
+  const keys = head === '*' ? (Array.isArray(target) ? Object.keys(target) : []) : [head];
+  for (const key of keys) {
+    if (!Object.hasOwn(t, key)) continue;
+    if (rest.length) replaceAt(t[key], s[key], rest);
+    else if (typeof t[key] === 'number' && typeof s[key] === 'string') t[key] = s[key];
+  }
+}

@@ -13,6 +13,7 @@ import { continueRun, createRun, getRun, renderRun, type RunBudget } from '../se
 import { publishOutbox } from '../events/delivery';
 import { newId } from '../lib/ids';
 import type { BillingRunView, RunBillingOptions, TenantObjectApi } from './tenant-object-api';
+import { logError } from '../lib/log';
 
 /**
  * Work per invocation before a run continues in the next alarm: well inside the 30 s wall-clock
@@ -230,7 +231,7 @@ export class TenantObject extends DurableObject<Env> implements TenantObjectApi 
     try {
       for (let i = 0; i < PUBLISH_BATCHES_PER_INVOCATION && (await publishOutbox(this.env, tenantId)) > 0; i++);
     } catch (err) {
-      console.error(JSON.stringify({ level: 'error', job: 'publish', tenantId, message: String(err) }));
+      logError({ job: 'publish', tenantId }, err);
     }
   }
 }

@@ -4,11 +4,12 @@ import { expectProblem, get, post, put, violations } from '../support/api';
 import { created, createCustomer, ok, tick } from '../support/builders';
 import { expectInvoices, I, invoicesOf, item, L, local, offer, product, subscribe, tenantAt } from './scenario';
 
-// What is accepted can be billed (issue 11, hardening 6): one invoice line bills at most 10^13
-// minor units of its currency (100,000,000,000.00 EUR, 10,000,000,000,000 JPY; docs/decisions.md,
-// Invoices and billing). Prices beyond it are refused on the price plan, quantities whose amount is
-// beyond it where the quantity is given. Before, `999999999999999.9999999999` × `999999999999999`
-// was accepted with 201, then estimated-amount answered 500 and billing runs skipped it silently.
+// What is accepted can be billed (docs/decisions.md, Invoices and billing, amount bounds): one
+// invoice line bills at most a tenth of what a document may hold (100,000,000,000 EUR, JPY or KWD),
+// the items of a request together at most a document. Prices beyond it are refused on the price
+// plan, quantities whose amount is beyond it where the quantity is given. Before,
+// `999999999999999.9999999999` × `999999999999999` was accepted with 201, then estimated-amount
+// answered 500 and billing runs skipped it silently.
 
 describe('amount bounds', () => {
   it('refuses prices beyond what a line may bill, per currency, at the field that holds them', async () => {
@@ -19,9 +20,10 @@ describe('amount bounds', () => {
     expect(violations(await plan({ price: { amount: '100000000000.0000000001' } }))).toEqual(['price.amount: too_large']);
     expect((await plan({ price: { amount: '100000000000' } })).status).toBe(201);
     expect(violations(await plan({ calculationType: 'flat_fee', price: { amount: '100000000000.01' } }))).toEqual(['price.amount: too_large']);
-    // The bound is in minor units: JPY has no decimals, so 10^13 yen.
-    expect((await plan({ currencyCode: 'JPY', price: { amount: '10000000000000' } })).status).toBe(201);
-    expect(violations(await plan({ currencyCode: 'JPY', price: { amount: '10000000000001' } }))).toEqual(['price.amount: too_large']);
+    // The bound is in major units for every currency of up to three decimals: 10^11 yen too
+    // (10^13 yen, as a bound in minor units would allow, is beyond what a document may hold).
+    expect((await plan({ currencyCode: 'JPY', price: { amount: '100000000000' } })).status).toBe(201);
+    expect(violations(await plan({ currencyCode: 'JPY', price: { amount: '100000000001' } }))).toEqual(['price.amount: too_large']);
     const tiers = [
       { upTo: '10', unitPrice: '1.00', flatPrice: '100000000000.01' },
       { upTo: null, unitPrice: '999999999999999', flatPrice: '0' },
@@ -62,6 +64,18 @@ describe('amount bounds', () => {
       }),
     ]);
     expect((await ok(get(t, '/billing-runs'))).data[0]).toMatchObject({ status: 'completed', errors: 0 });
+  });
+
+  it('refuses items that each fit a line but together bill beyond what one invoice may hold', async () => {
+    const { t, c } = await tenantAt(local('2032-01-05'));
+    const pro = await offer(t, c, 'Pro', '10.00');
+    const customer = await createCustomer(t);
+    // A period's items together at most half of what a document may hold (the net with any tax up
+    // to 100 % still fits one invoice): five items at the line bound, 5 × 100000000000.00 EUR, fit;
+    // a sixth does not.
+    const six = Array.from({ length: 6 }, () => item(pro, '10000000000'));
+    expect(violations(await post(t, '/subscriptions', { customer: customer.id, items: six }))).toEqual(['items: amount_too_large']);
+    expect((await post(t, '/subscriptions', { customer: customer.id, items: six.slice(0, 5) })).status).toBe(201);
   });
 
   it('refuses a usage event whose quantity alone bills beyond a line', async () => {

@@ -106,7 +106,7 @@ describe('composeInvoice', () => {
     ]);
   });
 
-  it('refuses with a BillingError what storage cannot hold: a line beyond 10^13 minor units, lines adding up beyond 2^53', () => {
+  it('refuses with a BillingError what a document cannot hold: a line beyond the line bound, lines adding up beyond the document bound', () => {
     // The bound itself bills: 100000000000.00 EUR.
     expect(composeInvoice(input({}, [line({ amount: '100000000000' })])).totals).toMatchObject({ netAmount: 10_000_000_000_000 });
     const over = () => composeInvoice(input({}, [line({ amount: '100000000000.001' })]));
@@ -114,10 +114,10 @@ describe('composeInvoice', () => {
     expect(over).toThrow('Pro: 100000000000.001 EUR exceeds the largest amount a line may bill (100000000000 EUR).');
     // 999999999999999.9999999999 × 999999999999999 (as the API once accepted): refused before anything computes with it.
     expect(() => composeInvoice(input({}, [line({ amount: '999999999999998999999999900000.0000000001' })]))).toThrow(expect.objectContaining({ code: 'amount_out_of_range' }));
-    // EUR → JPY multiplies units: 100000000000 EUR at 160 JPY is 1.6 × 10^13 yen, beyond 10^13.
+    // EUR → JPY multiplies units: 100000000000 EUR at 160 JPY is 1.6 × 10^13 yen, beyond the line bound.
     const rates = new Map([['EUR', { rate: '1', date: '2025-03-01' }], ['JPY', { rate: '160', date: '2025-03-01' }]]);
     expect(() => composeInvoice(input({ currency: 'JPY', rates }, [line({ amount: '100000000000' })]))).toThrow(expect.objectContaining({ code: 'amount_out_of_range' }));
-    // 1000 lines at the bound each fit, their total (10^16 minor units) does not.
+    // Lines at the bound each fit, ten of them (10^12 EUR) do not fit one document.
     expect(() => composeInvoice(input({}, Array.from({ length: 1000 }, (_, i) => line({ itemId: `i${i}`, amount: '100000000000' }))))).toThrow(
       expect.objectContaining({ code: 'amount_out_of_range', message: 'The invoice total exceeds the largest amount an invoice can hold in EUR.' }),
     );

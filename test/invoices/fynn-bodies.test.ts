@@ -8,6 +8,20 @@ import { draft, finalized, line, postRaw } from './builders';
 // The invoice operations with the bodies Fynn documents (docs.fynn.eu, notes §7), next to ours,
 // and Fynn's status codes. Every test works in a fresh tenant.
 
+describe('numbers read exactly only where amounts are', () => {
+  it('keeps a number custom field a number even when its name is a position field, and checks it against its definition', async () => {
+    const t = await createTenant();
+    const c = await createCustomer(t);
+    expect((await api('/custom-fields', { token: t.key, body: { name: 'quantity', type: 'number', resource: 'invoice' } })).status).toBe(201);
+    const body = (value: string) => `{"customer":"${c.id}","customFields":{"quantity":${value}},"positions":[{"name":"Service","unitPrice":"10.00","quantity":3,"taxRate":"19"}]}`;
+    const made = await postRaw(t, '/invoices', body('3'));
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect(made.body.customFields).toEqual({ quantity: 3 });
+    expect(made.body.positions[0].quantity).toBe('3');
+    expect(violations(await postRaw(t, '/invoices', body('"three"')))).toEqual(['customFields.quantity: invalid_custom_field_value']);
+  });
+});
+
 describe('POST /invoices/{id}/payment-method', () => {
   it("takes Fynn's {paymentMethodId} and our {paymentMethod}, answers 201", async () => {
     const t = await createTenant();

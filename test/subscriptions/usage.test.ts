@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countRows, expect422, expectProblem, expectStatus, get, post, query, type TestTenant } from '../support/api';
+import { api, countRows, expect422, expectProblem, expectStatus, get, post, query, unique, type TestTenant } from '../support/api';
 import { created, ok, setClock } from '../support/builders';
 import { activeSubscription, addDays, DEFAULT_NOW, draft, item, setup, usage } from './builders';
 
@@ -17,6 +17,16 @@ describe('POST /subscriptions/measurements', () => {
     const sub = await activeSubscription(f, { items: [item(f.c.pro, f.c.proMonthly), item(f.c.api, f.c.apiMetered)] });
     return { ...f, sub, seatsItem: sub.items[0].id, apiItem: sub.items[1].id };
   }
+
+  it('reads a quantity sent as a JSON number from the request text, never through a float', async () => {
+    const f = await usageFixture();
+    const { t } = f;
+    const send = (quantity: string) => api('/subscriptions/measurements', { token: t.key, method: 'POST', contentType: 'application/json', rawBody: `{"events":[{"id":"${unique('q')}","subscriptionItem":"${f.apiItem}","quantity":${quantity}}]}` });
+    // 0.30000000000000001 is 0.3 as a float: read exactly, it has 17 decimals, more than 6.
+    expect422(await send('0.30000000000000001'), ['events[0].quantity']);
+    expect((await send('1234.5')).body).toMatchObject({ accepted: 1, rejected: [] });
+    expect((await usageRows(t)).map((r) => r.quantity)).toEqual(['1234.5']);
+  });
 
   it('stores events by subscription item and by customer + measurement code', async () => {
     const f = await usageFixture();

@@ -7,7 +7,7 @@ import { currencyCode, customFieldValues, optionalText } from '../../http/schema
 import { InvoiceSchema } from '../../schemas/invoices';
 import { createDraft, deleteDraft, updateDraft } from '../../services/invoices/drafts';
 import { invoiceListQuery, listInvoices, loadInvoice, renderLoaded } from '../../services/invoices/read';
-import { customerScope, nullable, params, PositionInputSchema } from './requests';
+import { customerScope, nullable, params, PositionInputSchema, POSITION_NUMBER_PATHS } from './requests';
 import { exactNumbers } from '../../http/exact-numbers';
 
 const tags = ['Invoices'];
@@ -27,8 +27,8 @@ const DraftSchema = z
 
 export const invoiceRoutes = createRouter();
 
-invoiceRoutes.use('/invoices', exactNumbers('quantity', 'discountPercentage'));
-invoiceRoutes.use('/invoices/:id', exactNumbers('quantity', 'discountPercentage'));
+invoiceRoutes.use('/invoices', exactNumbers(...POSITION_NUMBER_PATHS));
+invoiceRoutes.use('/invoices/:id', exactNumbers(...POSITION_NUMBER_PATHS));
 
 invoiceRoutes.openapi(
   defineRoute({

@@ -7,7 +7,7 @@ import { finalizeInvoice } from '../../services/invoices/finalize';
 import { closeInvoice, duplicateInvoice } from '../../services/invoices/operations';
 import { CREDIT_REASONS, creditInvoice } from '../../services/invoices/credits';
 import { cancelInvoice } from '../../services/invoices/reversals';
-import { CreditPositionSchema, nullable, params } from './requests';
+import { CreditPositionSchema, nullable, params, POSITION_NUMBER_PATHS } from './requests';
 import { exactNumbers } from '../../http/exact-numbers';
 
 // Status transitions of a document (docs/state-machines.md): finalize, approve, cancel, credit,
@@ -60,7 +60,7 @@ const CreditSchema = z
   })
   .openapi('InvoiceCredit');
 
-invoiceLifecycleRoutes.use('/invoices/:id/credit', exactNumbers('quantity', 'discountPercentage'));
+invoiceLifecycleRoutes.use('/invoices/:id/credit', exactNumbers(...POSITION_NUMBER_PATHS));
 
 invoiceLifecycleRoutes.openapi(
   defineRoute({

@@ -4,7 +4,7 @@ import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../http/op
 import { idParam } from '../../http/schemas';
 import { InvoiceSchema } from '../../schemas/invoices';
 import { addPositions, deletePosition, updatePosition } from '../../services/invoices/positions';
-import { isObjectWith, params, PositionInputSchema, PositionItemSchema, PositionUpdateSchema, shapeHook } from './requests';
+import { isObjectWith, params, PositionInputSchema, PositionItemSchema, PositionUpdateSchema, shapeHook, ITEM_NUMBER_PATHS, POSITION_NUMBER_PATHS } from './requests';
 import { exactNumbers } from '../../http/exact-numbers';
 
 // The positions (lines) of a draft; each change answers with the whole draft.
@@ -16,8 +16,8 @@ const PositionListSchema = z.strictObject({ positions: z.array(PositionInputSche
 
 export const invoicePositionRoutes = createRouter();
 
-invoicePositionRoutes.use('/invoices/:id/position-items', exactNumbers('quantity', 'discountPercentage'));
-invoicePositionRoutes.use('/invoice-position-items/:id', exactNumbers('quantity', 'discountPercentage'));
+invoicePositionRoutes.use('/invoices/:id/position-items', exactNumbers(...ITEM_NUMBER_PATHS, ...POSITION_NUMBER_PATHS));
+invoicePositionRoutes.use('/invoice-position-items/:id', exactNumbers(...ITEM_NUMBER_PATHS));
 
 invoicePositionRoutes.openapi(
   defineRoute({

@@ -7,6 +7,12 @@ import type { PositionItem } from '../../services/invoices/position-input';
 
 // Path parameters and request pieces shared by the invoice routes.
 
+/** Where a position's numbers sit in the bodies that carry positions (read exactly, see exactNumbers). */
+const LINE_NUMBERS = ['quantity', 'discountPercentage'];
+export const POSITION_NUMBER_PATHS = ['positions.*', 'positions.*.children.*'].flatMap((at) => LINE_NUMBERS.map((f) => `${at}.${f}`));
+/** The same for a body that is one position (position items, a replaced position) with its children. */
+export const ITEM_NUMBER_PATHS = ['', 'children.*.'].flatMap((at) => LINE_NUMBERS.map((f) => `${at}${f}`));
+
 export const params = z.object({ id: idParam('id', 'Invoice id') });
 
 /** Optional and nullable: absent becomes null. */

@@ -2,7 +2,8 @@ import { z } from '@hono/zod-openapi';
 import { serviceContext } from '../../http/context';
 import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../http/openapi';
 import { collectionSchema, paginationQuery } from '../../http/pagination';
-import { decimalString, idParam, timestamp } from '../../http/schemas';
+import { decimalOrNumber, idParam, timestamp } from '../../http/schemas';
+import { exactNumbers } from '../../http/exact-numbers';
 import { CurrentMeasurementValueSchema, MeasurementValueSchema, UsageBatchResultSchema } from '../../schemas/subscriptions';
 import { currentUsage, ingestUsage, listMeasurementValues, USAGE_BATCH_LIMIT } from '../../services/subscriptions/usage';
 import { nullable, ref } from './requests';
@@ -21,10 +22,8 @@ const UsageBatchSchema = z
           subscriptionItem: ref,
           customer: ref,
           measurement: nullable(z.string().min(1).max(255)),
-          quantity: z
-            .union([z.string(), z.number()])
-            .transform((v) => (typeof v === 'number' ? String(v) : v))
-            .pipe(decimalString(6, { integerDigits: 9 })),
+          // A JSON number is read from the request text (exactNumbers below), never through a float.
+          quantity: decimalOrNumber(6, { integerDigits: 9 }, '1'),
           measuredAt: nullable(timestamp),
           uniqueId: nullable(z.string().min(1).max(255)),
         }),
@@ -42,6 +41,7 @@ const UsageBatchSchema = z
   .openapi('UsageBatch');
 
 export const usageRoutes = createRouter();
+usageRoutes.use('/subscriptions/measurements', exactNumbers('events.*.quantity'));
 
 usageRoutes.openapi(
   defineRoute({

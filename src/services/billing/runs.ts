@@ -10,6 +10,7 @@ import type { BillingRunView } from '../../objects/tenant-object-api';
 import { billInstantUsage, billSubscription, candidateSubscriptions } from './bill';
 import { clearBillingFailure, recordBillingFailure } from './failures';
 import { preloadChunk } from './inputs';
+import { logError, safeErrorMessage } from '../../lib/log';
 
 type RunRow = typeof billingRuns.$inferSelect;
 
@@ -96,9 +97,9 @@ export async function continueRun(ctx: ServiceContext, run: RunRow, cursor: stri
         if (!result.invoiceId) await clearBillingFailure(ctx, row);
       } catch (err) {
         errors++;
-        lastError = `${id}: ${(err as Error).message}`.slice(0, 500);
+        lastError = `${id}: ${safeErrorMessage(err)}`.slice(0, 500);
         // Never silent: the subscription shows why, the tenant is told once per cause.
-        await recordBillingFailure(ctx, row, err, run.id, asOf).catch((e) => console.error(JSON.stringify({ level: 'error', job: 'billing', subscriptionId: id, message: String(e) })));
+        await recordBillingFailure(ctx, row, err, run.id, asOf).catch((e) => logError({ job: 'billing', subscriptionId: id }, e));
       }
     }
     next = chunk.length < RUN_CHUNK ? null : chunk[chunk.length - 1]!.id;
@@ -132,7 +133,7 @@ export async function finalizeLeftDrafts(ctx: ServiceContext) {
       await finalizeInvoice(ctx, d.id, null);
     } catch (err) {
       errors++;
-      lastError = `${d.id}: ${(err as Error).message}`.slice(0, 500);
+      lastError = `${d.id}: ${safeErrorMessage(err)}`.slice(0, 500);
     }
   }
   return { finalized: drafts.length - errors, errors, lastError };

@@ -1,7 +1,7 @@
 import { customerExists } from '../customers/guards';
 import { z } from '@hono/zod-openapi';
 import { eq, sql } from 'drizzle-orm';
-import { checkDecimal, exceedsLineAmount, maxLineAmount } from '../../billing/money';
+import { checkDecimal, Dec, exceedsLineAmount, maxLineAmount } from '../../billing/money';
 import { checkPricePlan, priceFor, PricingError, type PricePlanPricing } from '../../billing/pricing';
 import { outer } from '../../db/client';
 import { customers, measurements, pricePlans, products, type PriceTier } from '../../db/schema';
@@ -244,6 +244,23 @@ export function unbillableAmount(row: Pick<PricePlanRow, 'calculationType' | 'pr
   if (!exceedsLineAmount(amount, row.currencyCode)) return null;
   const bound = maxLineAmount(row.currencyCode).toString();
   return `A quantity of ${quantity} bills ${amount} ${row.currencyCode} a period, more than an invoice line may bill (${bound} ${row.currencyCode}).`;
+}
+
+/**
+ * What items bill together in one period at their quantities (percentage plans and plans that
+ * cannot be priced left out: they are bounded by their base, or reported when billed), or null.
+ */
+export function periodTotal(items: { price: Parameters<typeof unbillableAmount>[0] | undefined; quantity: string }[]): Dec | null {
+  let total: Dec | null = null;
+  for (const { price, quantity } of items) {
+    if (!price || price.calculationType === 'percentage' || checkDecimal(quantity, { allowNegative: false }) !== null) continue;
+    try {
+      total = (total ?? new Dec(0)).plus(priceFor(pricingOf(price), quantity).amount);
+    } catch (err) {
+      if (!(err instanceof PricingError)) throw err;
+    }
+  }
+  return total;
 }
 
 function columnsOf(input: PricePlanInput, type: PricePlanType) {

@@ -8,6 +8,7 @@ import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { newId } from '../../lib/ids';
 import { renderAddress } from '../customers/render';
+import { checkCustomFieldValues, selectCustomFieldDefinitions } from '../customers/custom-fields';
 import { customerExists } from '../customers/guards';
 import { buildPositions, checkedTotals } from './build-positions';
 import { flattenItems, type PositionItem } from './position-input';
@@ -55,6 +56,7 @@ export async function createDraft(ctx: ServiceContext, input: DraftInput, type: 
   const id = newId();
   const positions = await buildPositions(ctx, id, customer, currency, flattenItems(input.positions), v);
   const totals = checkedTotals(positions, currency, v);
+  checkCustomFieldValues(await selectCustomFieldDefinitions(ctx.db, ctx.tenant.id, 'invoice'), input.customFields, v);
   v.throwIfAny();
   const row = newInvoiceRow(ctx, {
     id,
@@ -92,6 +94,7 @@ export async function updateDraft(ctx: ServiceContext, id: string, input: DraftI
   const currency = input.currencyCode ?? before.row.currencyCode;
   const positions = await buildPositions(ctx, id, before.customer, currency, flattenItems(input.positions), v);
   const totals = checkedTotals(positions, currency, v);
+  checkCustomFieldValues(await selectCustomFieldDefinitions(ctx.db, ctx.tenant.id, 'invoice'), input.customFields, v);
   v.throwIfAny();
   const t = ctx.tenant.id;
   const statements: BatchItem<'sqlite'>[] = [

@@ -10,6 +10,8 @@ import type { ServiceContext } from '../context';
 import { newId } from '../../lib/ids';
 import { checkCustomFieldValues, selectCustomFieldDefinitions } from '../customers/custom-fields';
 import { addressExists, customerExists } from '../customers/guards';
+import { documentAmountLimit } from '../../billing/money';
+import { periodTotal } from '../catalogue/price-plans';
 import { nextSequenceValue } from '../common/sequences';
 import { unbillableAmount } from '../catalogue/price-plans';
 import { type ItemAggregate, type ItemRow, type SubscriptionAggregate, type SubscriptionRow, renderSubscription } from './aggregate';
@@ -56,6 +58,7 @@ export async function checkItems(ctx: ServiceContext, customerId: string, items:
   const productMap = new Map<string, ProductRow>(productRows.map((p) => [p.id, p]));
   const priceMap = new Map<string, PricePlanRow>(priceRows.map((p) => [p.id, p]));
   const currencies = new Set<string>(currency ? [currency] : []);
+  let lineTooLarge = false;
   items.forEach((item, i) => {
     const at = `${path}[${i}]`;
     const product = productMap.get(item.product);
@@ -68,11 +71,24 @@ export async function checkItems(ctx: ServiceContext, customerId: string, items:
       if (price.status !== 'active') v.add(`${at}.pricePlan`, `The price plan is ${price.status}.`, 'not_active');
       if (price.customerId && price.customerId !== customerId) v.add(`${at}.pricePlan`, 'The price plan is reserved for another customer.', 'other_customer');
       const unbillable = unbillableAmount(price, item.quantity);
-      if (unbillable) v.add(`${at}.quantity`, unbillable, 'amount_too_large');
+      if (unbillable) {
+        v.add(`${at}.quantity`, unbillable, 'amount_too_large');
+        lineTooLarge = true;
+      }
       currencies.add(price.currencyCode);
     }
   });
   if (currencies.size > 1) v.add(path, `All items must share one currency (found ${[...currencies].join(', ')}).`, 'mixed_currencies');
+  // Items that each fit a line can still add up beyond one invoice (docs/decisions.md, amount bounds).
+  else if (!lineTooLarge) {
+    const total = periodTotal(items.map((i) => ({ price: priceMap.get(i.pricePlan), quantity: i.quantity })));
+    const onlyCurrency = [...currencies][0];
+    // Half a document: the net of one period, with any tax up to 100 %, still fits one invoice.
+    const limit = onlyCurrency ? documentAmountLimit(onlyCurrency).div(2) : null;
+    if (total && onlyCurrency && limit && total.gt(limit)) {
+      v.add(path, `The items bill ${total.toString()} ${onlyCurrency} a period together, more than one invoice may hold with its tax (${limit.toString()} ${onlyCurrency}).`, 'amount_too_large');
+    }
+  }
   return { products: productMap, prices: priceMap };
 }
 

@@ -13,6 +13,7 @@ import type { ServiceContext } from '../context';
 import { unbillableAmount } from '../catalogue/price-plans';
 import type { Page } from '../../http/pagination';
 import type { CurrentMeasurementValue, MeasurementValueResource, UsageBatchResult } from '../../schemas/subscriptions';
+import { logError } from '../../lib/log';
 
 /** Event ids are remembered (and old events refused) for this long: a retry within it is counted once. */
 export const USAGE_DEDUP_DAYS = 35;
@@ -149,7 +150,7 @@ export async function ingestUsage(ctx: ServiceContext, events: UsageEventInput[]
   // shows why on the subscription (lastBillingError).
   for (const subscriptionId of instant) {
     await billInstantUsage(ctx, subscriptionId, ctx.now, null).catch((err) =>
-      console.error(JSON.stringify({ level: 'warn', job: 'instant-usage', subscriptionId, message: String(err) })),
+      logError({ job: 'instant-usage', subscriptionId }, err),
     );
   }
   return { received: events.length, accepted, duplicates: rows.length - accepted, rejected };
