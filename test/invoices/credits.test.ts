@@ -4,7 +4,8 @@ import { createCustomer, createTenant } from '../support/builders';
 import { finalized, line } from './builders';
 
 // Credit notes: a credit without positions credits exactly what is left, per tax rate, also after
-// partial credits (issue 11, billing defects); partial credits stay within each rate of the invoice.
+// partial credits; partial credits stay within each rate of the invoice, also when they arrive at
+// the same time (docs/decisions.md, Invoices and billing).
 
 const totals = (doc: any) => [doc.netAmount.amount, doc.taxAmount.amount, doc.grossAmount.amount];
 
@@ -27,6 +28,28 @@ describe('credit notes', () => {
     ]);
     expect((await api(`/invoices/${inv.id}`, { token: t.key })).body.status).toBe('STATUS_CLOSED');
     expect(violations(await api(`/invoices/${inv.id}/credit`, { token: t.key, body: {} }))).toEqual(['positions: required']);
+  });
+
+  it('never credits more than the invoice when two credits arrive at the same time', async () => {
+    const t = await createTenant();
+    const c = await createCustomer(t);
+    const inv = await finalized(t, c.id, [line('100.00')]);
+    // Each credits 70.00 of 100.00: one of them fits, both together do not.
+    for (let round = 0; round < 3; round++) {
+      const [a, b] = await Promise.all([0, 1].map(() => api(`/invoices/${inv.id}/credit`, { token: t.key, body: { positions: [line('70.00')] } })));
+      const statuses = [a!.status, b!.status];
+      // At most one fits; the other is refused (exceeds_creditable) or loses the race (409).
+      expect(statuses.filter((s) => s === 201).length).toBeLessThanOrEqual(1);
+      expect(statuses.every((s) => s === 201 || s === 409 || s === 422), JSON.stringify(statuses)).toBe(true);
+      if (round === 0) expect(statuses).toContain(201);
+    }
+    const credits = (await api(`/invoices?type[]=TYPE_CREDIT&limit=100`, { token: t.key })).body.data;
+    expect(credits).toHaveLength(1);
+    expect(credits[0].grossAmount.amount).toBe('-83.30'); // 70.00 + 19 % = 83.30
+    // A reason named like a property of every object is free text, not a reason code.
+    const more = await api(`/invoices/${inv.id}/credit`, { token: t.key, body: { positions: [line('1.00')], reason: 'constructor' } });
+    expect(more.status).toBe(201);
+    expect(more.body.title).toBe(`Credit note for ${inv.number}: constructor`);
   });
 
   it('credits the rest per tax rate, and partial credits only at the invoice rates and within each', async () => {

@@ -161,7 +161,7 @@ export async function creditInvoice(ctx: ServiceContext, id: string, input: Cred
     }
     if (gross === 0) throw ApiError.violation('positions', 'A credit note needs an amount.', 'required');
   }
-  const label = input.reason === null ? null : input.reason in CREDIT_REASONS ? CREDIT_REASONS[input.reason] : input.reason;
+  const label = input.reason === null ? null : Object.hasOwn(CREDIT_REASONS, input.reason) ? CREDIT_REASONS[input.reason as keyof typeof CREDIT_REASONS] : input.reason;
   const credit = await issueReversal(ctx, before, 'TYPE_CREDIT', positions, totals!, {
     title: `Credit note for ${before.row.number}${label ? `: ${label}` : ''}`,
     internalNote: input.comment,

@@ -2,7 +2,8 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { positionTotals } from '../../billing/invoice-totals';
 import { Dec } from '../../billing/money';
-import { runBatch } from '../../db/client';
+import { isGuardFailure, runBatch } from '../../db/client';
+import { guardedUpdate, nextUpdatedAt } from '../../db/commit';
 import { insertRows } from '../../db/insert';
 import { invoicePositions, invoices } from '../../db/schema';
 import { ApiError } from '../../http/errors';
@@ -60,9 +61,19 @@ export async function issueReversal(
     ...texts,
     ...totals,
   });
-  const statements: BatchItem<'sqlite'>[] = [ctx.db.insert(invoices).values(row)];
-  statements.push(...insertRows(ctx.db, invoicePositions, positions));
-  await runBatch(ctx.db, statements);
+  const statements: BatchItem<'sqlite'>[] = [
+    ctx.db.insert(invoices).values(row),
+    ...insertRows(ctx.db, invoicePositions, positions),
+    // The original as read decided what may be reversed: a reversal written meanwhile (a second
+    // credit note at the same time) moved it on, and this one must not pass the same checks again.
+    ...guardedUpdate(ctx.db, { table: invoices, tenantId: ctx.tenant.id, id: o.id, expectedUpdatedAt: o.updatedAt, set: { updatedAt: nextUpdatedAt(ctx.now, o.updatedAt) } }),
+  ];
+  try {
+    await runBatch(ctx.db, statements);
+  } catch (err) {
+    if (isGuardFailure(err)) throw ApiError.conflict('The invoice was changed concurrently; reload and retry.', 'concurrent-update');
+    throw err;
+  }
   return row;
 }
 
