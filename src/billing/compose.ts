@@ -7,7 +7,8 @@ import { Dec, exceedsLineAmount, fromMinorUnits, maxLineAmount, MAX_UNIT_PRICE_D
 import type { PlannedLine } from './plan';
 import { resolveTax, TaxRateUnavailableError, type ReverseChargeType, type TaxGroupType, type TaxRateOverride } from './tax';
 
-export type BillingErrorCode = 'no_exchange_rate' | 'no_tax_rate' | 'amount_out_of_range' | 'concurrent_billing';
+export const BILLING_ERROR_CODES = ['no_exchange_rate', 'no_tax_rate', 'amount_out_of_range', 'concurrent_billing'] as const;
+export type BillingErrorCode = (typeof BILLING_ERROR_CODES)[number];
 
 /**
  * Why what is due cannot be billed as the data stands (no rate for the invoice day, no tax rate, an

@@ -1,3 +1,5 @@
+import { hmacSha256, hmacSha256Hex } from '../lib/crypto';
+
 const encoder = new TextEncoder();
 
 /** A new webhook secret in the Standard Webhooks form: `whsec_` + base64 of 32 random bytes. */
@@ -13,12 +15,6 @@ function standardKey(secret: string): Uint8Array {
   return Uint8Array.from(raw, (c) => c.charCodeAt(0));
 }
 
-async function hmac(key: Uint8Array, message: string): Promise<Uint8Array> {
-  const k = await crypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  return new Uint8Array(await crypto.subtle.sign('HMAC', k, encoder.encode(message)));
-}
-
-const hex = (b: Uint8Array) => [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
 const base64 = (b: Uint8Array) => btoa(String.fromCharCode(...b));
 
 /**
@@ -34,10 +30,10 @@ const base64 = (b: Uint8Array) => btoa(String.fromCharCode(...b));
  *   space-separated, as the format allows.
  */
 export async function signatureHeaders(secrets: [string, ...string[]], messageId: string, timestamp: number, body: string): Promise<Record<string, string>> {
-  const fynn = await hmac(encoder.encode(secrets[0]), body);
-  const standard = await Promise.all(secrets.map((s) => hmac(standardKey(s), `${messageId}.${timestamp}.${body}`)));
+  const fynn = await hmacSha256Hex(encoder.encode(secrets[0]), body);
+  const standard = await Promise.all(secrets.map((s) => hmacSha256(standardKey(s), `${messageId}.${timestamp}.${body}`)));
   return {
-    'X-Webhook-Signature': hex(fynn),
+    'X-Webhook-Signature': fynn,
     'webhook-id': messageId,
     'webhook-timestamp': String(timestamp),
     'webhook-signature': standard.map((s) => `v1,${base64(s)}`).join(' '),

@@ -42,15 +42,12 @@ export const bodyGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
     throw new ApiError(413, 'body-too-large', `The body exceeds ${MAX_BODY_BYTES} bytes.`);
   }
   if (text.trim() === '') {
-    // No body is an empty object, whatever the Content-Type says: clients send bodiless actions
-    // (pause, archive) with `Content-Type: application/json`, and the validators would otherwise
-    // try to parse the empty text. A route with required fields reports them as 422 violations.
-    // Hono keeps the read body as a promise in `bodyCache` (typed as the Body methods) and parses
-    // JSON from the cached text.
+    // No body is an empty object, whatever the Content-Type says: clients (the n8n node) send
+    // bodiless actions (pause, archive) with `Content-Type: application/json`, and the validators
+    // would otherwise try to parse the empty text. A route with required fields reports them as
+    // 422 violations. Hono keeps the read body as a promise in `bodyCache` and parses JSON from it.
     (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve('{}');
     c.set('rawBody', undefined);
-    // Clients send actions bodiless with Content-Type: application/json (the n8n node): an empty body is an empty object.
-    (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve('{}');
     return next();
   }
   const contentType = c.req.header('Content-Type') ?? '';

@@ -72,9 +72,6 @@ export const timestamp = z
     example: '2026-01-15T10:00:00Z',
   });
 
-/** An optional date-time: absent, null or "" (n8n sends untouched date fields as "") is null. */
-export const optionalTimestamp = z.preprocess((v) => (v === '' ? null : v), timestamp.nullable().optional()).transform((v) => v ?? null);
-
 export const calendarDate = z.iso.date({ message: 'Must be a date (YYYY-MM-DD).' });
 
 export const idParam = (name: string, description: string) =>

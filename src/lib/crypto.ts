@@ -15,11 +15,15 @@ export function timingSafeEqual(a: string, b: string): boolean {
   return diff === 0;
 }
 
+/** HMAC-SHA256 of `message` (UTF-8) under `key`. */
+export async function hmacSha256(key: Uint8Array, message: string): Promise<Uint8Array> {
+  const k = await crypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  return new Uint8Array(await crypto.subtle.sign('HMAC', k, encoder.encode(message)));
+}
+
 /** Hex HMAC-SHA256 of `message` under `key`. */
 export async function hmacSha256Hex(key: Uint8Array, message: string): Promise<string> {
-  const k = await crypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  const mac = await crypto.subtle.sign('HMAC', k, encoder.encode(message));
-  return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, '0')).join('');
+  return [...(await hmacSha256(key, message))].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 const sealingKeys = new Map<string, Promise<CryptoKey>>();

@@ -8,7 +8,7 @@ export type InvoiceType = (typeof INVOICE_TYPES)[number];
 
 const moneySchema = z.object({ amount: z.string(), currencyCode: z.string() });
 
-// A position as spec §2.5 and Fynn's invoice position item show it: `netAmount` before the line's
+// A position as Fynn's invoice position item shows it (docs/decisions.md, Positions): `netAmount` before the line's
 // discount, `taxAmount` and `grossAmount` after it (docs/decisions.md, Invoices and billing, "Positions").
 export const InvoicePositionSchema = z
   .object({

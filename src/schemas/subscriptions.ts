@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { BILLING_ERROR_CODES } from '../billing/compose';
 import { BILLING_GROUP_TYPES, CancellationReasonSchema, CHANGE_BEHAVIOURS, MoneySchema, PLAN_STATUSES } from './catalogue';
 import { AddressSchema, CustomerSummarySchema, PaymentMethodSummarySchema } from './customers';
 import { ViolationSchema } from './problems';
@@ -77,11 +78,13 @@ const AppliedDiscountSchema = z.object({
   }),
 });
 /** Why billing failed (docs/decisions.md, Invoices and billing); `billing_error` is anything unforeseen. */
-export const BILLING_ERROR_CODES = ['no_exchange_rate', 'no_tax_rate', 'amount_out_of_range', 'concurrent_billing', 'billing_error'] as const;
+/** The foreseen causes of the composer, and `billing_error` for any other failure (not described). */
+export const SUBSCRIPTION_BILLING_ERROR_CODES = [...BILLING_ERROR_CODES, 'billing_error'] as const;
+export type SubscriptionBillingErrorCode = (typeof SUBSCRIPTION_BILLING_ERROR_CODES)[number];
 const BillingErrorSchema = z
   .object({
     at: z.string().openapi({ description: 'When billing last failed' }),
-    code: z.enum(BILLING_ERROR_CODES),
+    code: z.enum(SUBSCRIPTION_BILLING_ERROR_CODES),
     message: z.string(),
   })
   .openapi('SubscriptionBillingError');

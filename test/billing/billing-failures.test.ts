@@ -3,7 +3,7 @@ import { eventsOf, expectProblem, get, post } from '../support/api';
 import { created, createCustomer, ok, tick } from '../support/builders';
 import { expectInvoices, I, insertRates, invoicesOf, item, L, local, offer, product, subscribe, tenantAt } from './scenario';
 
-// Billing failures are not silent (issue 11): a subscription that cannot be billed shows why
+// Billing failures are not silent (docs/decisions.md, Invoices and billing): a subscription that cannot be billed shows why
 // (lastBillingError), the tenant gets subscription.billing_failed once per cause, and the next run
 // tries again. No other test uses ARS, so it has no ECB rate until this test inserts one.
 

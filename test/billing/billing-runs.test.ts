@@ -162,7 +162,7 @@ describe('billing runs: exactly once', () => {
 });
 
 describe('billing runs: concurrent paths', () => {
-  it('a background run and the test clock sent together bill every due period (issue 11, hardening 3)', async () => {
+  it('a background run and the test clock sent together bill every due period', async () => {
     const t = await createTenant();
     await api('/test-clock', { method: 'PUT', token: t.key, body: { now: '2030-01-15T10:00:00Z' } });
     const { product, price } = await flatMonthlyFee(t, '10.00', 'Plan');

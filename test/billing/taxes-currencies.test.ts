@@ -82,7 +82,7 @@ describe('taxes and currencies', () => {
     ]);
   });
 
-  // Conversion by division (issue 11): 1 EUR = 1.0850 USD on 10 January 2033 and 1.1000 on
+  // Conversion by division (docs/decisions.md, Invoices and billing): 1 EUR = 1.0850 USD on 10 January 2033 and 1.1000 on
   // 10 January 2034 (rates made up for these days; no other test bills USD after 2014).
   const USD_2033: [string, string][] = [
     ['2033-01-10', '1.0850'],

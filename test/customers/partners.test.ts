@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { del, expect422, expectProblem, expectStatus, get, patch, put, type TestTenant } from '../support/api';
 import { createCustomer, createTenant, eventTypes } from '../support/builders';
+import { draft, setup as subscriptionFixture } from '../subscriptions/builders';
 
 // Partners of a customer (/customers/{id}/partner). Storage is shared by every test file, so every
 // test works in a fresh tenant of its own.
@@ -36,6 +37,14 @@ describe('partners', () => {
     expect((await put(t, `/customers/${client.id}/partner`, { partner: partner.id })).body.partner.name).toBe('Pia Partner');
     await patch(t, `/customers/${partner.id}`, { email: 'pia@new.example' });
     expect((await get(t, `/customers/${client.id}`)).body.partner).toMatchObject({ email: 'pia@new.example', name: 'Pia Partner' });
+  });
+
+  it("names a person partner the same way on the customer's subscriptions", async () => {
+    const f = await subscriptionFixture();
+    const partner = await createCustomer(f.t, { firstName: 'Pia', lastName: 'Partner', isPartner: true });
+    await put(f.t, `/customers/${f.customer.id}/partner`, { partner: partner.id });
+    const sub = await draft(f);
+    expect((await get(f.t, `/subscriptions/${sub.id}`)).body.partner).toEqual({ id: partner.id, name: 'Pia Partner', number: partner.customerNumber, email: partner.email });
   });
 
   it.each([

@@ -3,9 +3,9 @@ import { api, countRows, violations } from '../support/api';
 import { createCustomer, createTenant } from '../support/builders';
 import { draft, finalized, line } from './builders';
 
-// Hardening (issue 11, 6 and 6b): amounts that cannot be stored or billed and decimals the domain
-// cannot parse are 422s with a violation, never 500s, and nothing is written.
-// Bound: every amount of a document below 10^12 in major units (EUR: 999,999,999,999.99 at most).
+// Amounts that cannot be stored or billed and decimals the domain cannot parse are 422s with a
+// violation, never 500s, and nothing is written (docs/decisions.md, Invoices and billing: Amount
+// bounds). Every amount of a document below 10^12 in major units (EUR: 999,999,999,999.99 at most).
 
 describe('amount bounds', () => {
   it('refuses a line whose quantity × unitPrice leaves the money range, on create', async () => {

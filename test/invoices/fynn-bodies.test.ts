@@ -5,7 +5,7 @@ import { createCustomer, createTenant } from '../support/builders';
 import { paymentMethod } from '../subscriptions/builders';
 import { draft, finalized, line, postRaw } from './builders';
 
-// The invoice operations with the bodies Fynn documents (docs.fynn.eu, notes §7), next to ours,
+// The invoice operations with the bodies Fynn documents (docs.fynn.eu; docs/n8n-fynn-node-requests.md §7), next to ours,
 // and Fynn's status codes. Every test works in a fresh tenant.
 
 describe('numbers read exactly only where amounts are', () => {

@@ -255,7 +255,7 @@ describe('payments, cancellation, credit notes', () => {
     expect(part.body).toMatchObject({ type: 'TYPE_CREDIT', number: 'GS-0000000001', grossAmount: { amount: '-47.60' }, title: `Credit note for ${inv.number}: Goodwill` });
     const tooMuch = await api(`/invoices/${inv.id}/credit`, { token: t.key, body: { positions: [line('60.01')] } });
     expect(violations(tooMuch)).toEqual(['positions: exceeds_creditable']);
-    // Without positions: exactly the rest (issue 11 changed this from a 422): 100 − 40 = 60.00 net, 11.40 tax, 71.40 gross.
+    // Without positions: exactly the rest: 100 − 40 = 60.00 net, 11.40 tax, 71.40 gross.
     const rest = await api(`/invoices/${inv.id}/credit`, { token: t.key, body: {} });
     expect(rest.status).toBe(201);
     expect(rest.body).toMatchObject({ netAmount: { amount: '-60.00' }, taxAmount: { amount: '-11.40' }, grossAmount: { amount: '-71.40' } });

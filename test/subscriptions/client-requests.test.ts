@@ -3,8 +3,8 @@ import { api, eventsOf, expectProblem, get, post, put, violations } from '../sup
 import { created, ok, refusedUnchanged, setClock } from '../support/builders';
 import { activeSubscription, nonBillingEventTypes, paymentMethod, setup, storedSubscription, subscriptionRow } from './builders';
 
-// Subscription actions as Fynn's clients send them (issue 11): the n8n node (fynnplatform/
-// n8n-nodes-fynn, its requests catalogued in §4 of the n8n request notes) and code written from
+// Subscription actions as Fynn's clients send them: the n8n node (fynnplatform/n8n-nodes-fynn,
+// its requests catalogued in docs/n8n-fynn-node-requests.md §4) and code written from
 // docs.fynn.eu. Every test works in a fresh tenant with its test clock set first.
 
 describe('resume as the n8n node sends it', () => {

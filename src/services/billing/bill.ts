@@ -81,12 +81,16 @@ export async function billInstantUsage(ctx: ServiceContext, subscriptionId: stri
     .orderBy(asc(usageEvents.measuredAt), asc(usageEvents.eventId))
     .limit(100);
   let invoices = 0;
+  const catalogues = new Map<string, Awaited<ReturnType<typeof loadCatalogue>>>();
   for (const e of pending) {
-    // A single push is its own invoice, never consolidated with a billing group.
+    // A single push is its own invoice, never consolidated with a billing group. The subscription
+    // is read again per push: each invoice moves its coupons' applied intervals on.
     const agg = await loadSubscription(ctx, subscriptionId);
     const item = agg.items.find((i) => i.id === e.itemId);
     if (!item) continue;
-    const catalogue = await loadCatalogue(ctx, [item.pricePlanId], [item.productId]);
+    const key = `${item.pricePlanId} ${item.productId}`;
+    const catalogue = catalogues.get(key) ?? (await loadCatalogue(ctx, [item.pricePlanId], [item.productId]));
+    catalogues.set(key, catalogue);
     const price = catalogue.prices.get(item.pricePlanId);
     if (!price) continue;
     const composed = await composePlanned(ctx, [{ agg, lines: planInstantUsage(item, toPlanPrice(price), e) }], catalogue.products, runId);

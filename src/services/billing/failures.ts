@@ -6,14 +6,12 @@ import { BillingError } from '../../billing/compose';
 import { runBatch } from '../../db/client';
 import { subscriptions } from '../../db/schema';
 import { insertEvent } from '../../events/outbox';
-import type { BILLING_ERROR_CODES } from '../../schemas/subscriptions';
+import type { SubscriptionBillingErrorCode } from '../../schemas/subscriptions';
 import type { ServiceContext } from '../context';
 import type { SubscriptionRow } from '../subscriptions/aggregate';
 
-type BillingErrorCode = (typeof BILLING_ERROR_CODES)[number];
-
 /** What the tenant is told: the reason of a foreseen failure, nothing of the internals of another. */
-export function describeFailure(err: unknown): { code: BillingErrorCode; message: string } {
+export function describeFailure(err: unknown): { code: SubscriptionBillingErrorCode; message: string } {
   if (err instanceof BillingError) return { code: err.code, message: err.message };
   return { code: 'billing_error', message: 'Billing failed unexpectedly; the next billing run tries again.' };
 }

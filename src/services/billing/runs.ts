@@ -1,4 +1,5 @@
 import { and, desc, eq, isNotNull, sql } from 'drizzle-orm';
+import { BillingError } from '../../billing/compose';
 import { fetchPage } from '../../db/paging';
 import { billingRuns, customers, invoices as invoiceTable } from '../../db/schema';
 import { finalizeInvoice } from '../invoices/finalize';
@@ -97,7 +98,7 @@ export async function continueRun(ctx: ServiceContext, run: RunRow, cursor: stri
         if (!result.invoiceId) await clearBillingFailure(ctx, row);
       } catch (err) {
         errors++;
-        lastError = `${id}: ${safeErrorMessage(err)}`.slice(0, 500);
+        lastError = `${id}: ${err instanceof BillingError ? err.message : safeErrorMessage(err)}`.slice(0, 500);
         // Never silent: the subscription shows why, the tenant is told once per cause.
         await recordBillingFailure(ctx, row, err, run.id, asOf).catch((e) => logError({ job: 'billing', subscriptionId: id }, e));
       }

@@ -3,7 +3,7 @@ import { customerEmailAddresses, invoices } from '../../db/schema';
 import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { systemNow } from '../../lib/clock';
-import { sha256Hex } from '../../lib/crypto';
+import { hmacSha256Hex } from '../../lib/crypto';
 import { commitInvoiceChange } from './write';
 import { loadInvoice, renderLoaded } from './read';
 import { type InvoiceAggregate } from './render';
@@ -38,8 +38,9 @@ export async function downloadLink(ctx: ServiceContext, id: string, origin: stri
   };
 }
 
+/** The signature of a download link: an HMAC of the key and its expiry under the server secret. */
 export async function signDocument(secret: string, key: string, expires: number): Promise<string> {
-  return sha256Hex(`${secret}\n${key}\n${expires}`);
+  return hmacSha256Hex(new TextEncoder().encode(secret), `document-link\n${key}\n${expires}`);
 }
 
 /** Sends the document through the mail interface and records lastSentAt. */

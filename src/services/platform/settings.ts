@@ -35,7 +35,7 @@ export const SETTING_DEFINITIONS = {
     description: 'Format of generated customer numbers.',
   },
   // Fynn's formats (RE-0000000001); tenants that existed before they became the default keep the
-  // formats they numbered with (migration 0010, docs/decisions.md, Invoices and billing).
+  // formats they numbered with (migration 0011, docs/decisions.md, Invoices and billing).
   'invoice.numberFormat': {
     schema: numberFormat,
     default: 'RE-{number:10}',

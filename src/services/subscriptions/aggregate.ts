@@ -6,10 +6,9 @@ import { appliedDiscounts, billingGroups, cancellationReasons, coupons, customer
 import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { renderCoupon } from '../catalogue/coupons';
-import { renderAddress } from '../customers/render';
-import type { BILLING_ERROR_CODES, SubscriptionItemResource, SubscriptionResource } from '../../schemas/subscriptions';
+import { partnerName, renderAddress } from '../customers/render';
+import type { SubscriptionBillingErrorCode, SubscriptionItemResource, SubscriptionResource } from '../../schemas/subscriptions';
 
-type BillingErrorCode = (typeof BILLING_ERROR_CODES)[number];
 
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
 export type ItemRow = typeof subscriptionItems.$inferSelect;
@@ -292,10 +291,10 @@ export function renderSubscription(agg: SubscriptionAggregate, now: Date): Subsc
         frequencyInterval: c.frequencyInterval,
       },
     })),
-    partner: agg.partner && { id: agg.partner.id, name: agg.partner.companyName ?? agg.partner.email, number: agg.partner.customerNumber, email: agg.partner.email },
+    partner: agg.partner && { id: agg.partner.id, name: partnerName(agg.partner), number: agg.partner.customerNumber, email: agg.partner.email },
     lastBillingError:
       r.lastBillingErrorAt && r.lastBillingErrorCode
-        ? { at: r.lastBillingErrorAt, code: r.lastBillingErrorCode as BillingErrorCode, message: r.lastBillingErrorMessage ?? '' }
+        ? { at: r.lastBillingErrorAt, code: r.lastBillingErrorCode as SubscriptionBillingErrorCode, message: r.lastBillingErrorMessage ?? '' }
         : null,
     customFields: r.customFields,
     createdAt: r.createdAt,
