@@ -91,10 +91,11 @@ export const jsonBody = <T extends z.ZodTypeAny>(schema: T, description?: string
   content: { 'application/json': { schema } },
 });
 
+/** A merge patch (RFC 7396), accepted under its own media type and as plain JSON (the n8n node). */
 export const mergePatchBody = <T extends z.ZodTypeAny>(schema: T, description?: string) => ({
   required: true,
   description,
-  content: { 'application/merge-patch+json': { schema } },
+  content: { 'application/merge-patch+json': { schema }, 'application/json': { schema } },
 });
 
 export const jsonResponse = <T extends z.ZodTypeAny>(schema: T, description: string) => ({

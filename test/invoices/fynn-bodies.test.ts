@@ -42,7 +42,7 @@ describe('POST /invoices/{id}/payment-method', () => {
       'paymentMethodId: not_found',
     ]);
     expect(violations(await api(`/invoices/${inv.id}/payment-method`, { token: t.key, body: { paymentMethodId: card, paymentMethod: sepa } }))).toEqual([
-      'paymentMethod: conflicting_fields',
+      'paymentMethod: conflicting_alias',
     ]);
     expect(violations(await api(`/invoices/${inv.id}/payment-method`, { token: t.key, body: {} }))).toEqual(['paymentMethodId: required']);
   });
@@ -168,7 +168,7 @@ describe('POST /invoices/{id}/position-items', () => {
     });
     expect(violations(bad)).toEqual(['unitId: not_found', 'currencyCode: currency_mismatch', 'discountPercentage: conflicting_fields', 'children[0].taxGroupId: not_found']);
     expect(violations(await api(`/invoices/${inv.id}/position-items`, { token: t.key, body: { name: 'X', unitPrice: '1', taxGroup: group.id, taxGroupId: group.id } }))).toEqual([
-      'taxGroupId: conflicting_fields',
+      'taxGroupId: conflicting_alias',
     ]);
     // Our list form still works.
     expect((await api(`/invoices/${inv.id}/position-items`, { token: t.key, body: { positions: [line('2.00')] } })).status).toBe(200);

@@ -1,5 +1,5 @@
 import { serviceContext } from '../../http/context';
-import { createRouter, defineRoute, jsonResponse } from '../../http/openapi';
+import { createRouter, defineRoute, jsonResponse, mergePatchBody } from '../../http/openapi';
 import { CustomerSchema } from '../../schemas/customers';
 import { setDefaultPaymentMethod } from '../../services/customers/payment-methods';
 import { customerParams as params, PaymentMethodBodySchema } from './requests';
@@ -16,10 +16,7 @@ customerPaymentMethodRoutes.openapi(
     description: "Chooses among the customer's payment methods; billing uses the default when a subscription names none. Sent as application/json (as the n8n node does) or as a merge patch.",
     request: {
       params,
-      body: {
-        required: true,
-        content: { 'application/json': { schema: PaymentMethodBodySchema }, 'application/merge-patch+json': { schema: PaymentMethodBodySchema } },
-      },
+      body: mergePatchBody(PaymentMethodBodySchema),
     },
     responses: { 200: jsonResponse(CustomerSchema, 'The customer') },
   }),

@@ -59,7 +59,7 @@ const PaymentMethodSchema = z
   .strictObject({ paymentMethodId: reference.optional(), paymentMethod: reference.optional() })
   .superRefine((v, ctx) => {
     if (v.paymentMethodId !== undefined && v.paymentMethod !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['paymentMethod'], message: 'Give paymentMethodId or paymentMethod, not both.', params: { code: 'conflicting_fields' } });
+      ctx.addIssue({ code: 'custom', path: ['paymentMethod'], message: 'Give paymentMethodId or paymentMethod, not both.', params: { code: 'conflicting_alias' } });
     } else if (v.paymentMethodId === undefined && v.paymentMethod === undefined) {
       ctx.addIssue({ code: 'custom', path: ['paymentMethodId'], message: 'Required (or paymentMethod).', params: { code: 'required' } });
     }

@@ -65,7 +65,7 @@ type Line = z.output<z.ZodObject<typeof lineFields>>;
 /** Our name and Fynn's for the same field: one of them, and the violation names the one sent. */
 function noConflictingAliases(v: Line, ctx: z.RefinementCtx) {
   for (const [ours, fynn] of ALIASES) {
-    if (v[ours] !== null && v[fynn] !== null) ctx.addIssue({ code: 'custom', path: [fynn], message: `Give ${ours} or ${fynn}, not both.`, params: { code: 'conflicting_fields' } });
+    if (v[ours] !== null && v[fynn] !== null) ctx.addIssue({ code: 'custom', path: [fynn], message: `Give ${ours} or ${fynn}, not both.`, params: { code: 'conflicting_alias' } });
   }
 }
 

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { serviceContext } from '../../http/context';
-import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../http/openapi';
+import { createRouter, defineRoute, jsonBody, jsonResponse, mergePatchBody } from '../../http/openapi';
 import { timestamp } from '../../http/schemas';
 import { SubscriptionSchema } from '../../schemas/subscriptions';
 import { orderProducts, setInvoiceAddress, setPaymentMethod } from '../../services/subscriptions/details';
@@ -39,7 +39,7 @@ subscriptionDetailRoutes.openapi(
     description: 'The same as PUT; the body is read as a merge patch of {paymentMethodId}, sent as application/merge-patch+json or application/json.',
     request: {
       params,
-      body: { required: true, content: { 'application/merge-patch+json': { schema: PaymentMethodBodySchema }, 'application/json': { schema: PaymentMethodBodySchema } } },
+      body: mergePatchBody(PaymentMethodBodySchema),
     },
     responses: { 200: jsonResponse(SubscriptionSchema, 'The subscription') },
   }),
