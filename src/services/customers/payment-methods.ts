@@ -16,16 +16,22 @@ const UNUSABLE = new Set(['revoked', 'expired']);
  * (the one billing uses when a subscription names none). The payment-methods API itself comes with
  * the payments issue; this only chooses among the customer's existing ones.
  */
+/** A payment method of this customer, or a 422 at `path` (the field the client sent). */
+export async function requireCustomerPaymentMethod(ctx: ServiceContext, customerId: string, paymentMethodId: string, path: string) {
+  const method = await ctx.db
+    .select()
+    .from(paymentMethods)
+    .where(and(eq(paymentMethods.tenantId, ctx.tenant.id), eq(paymentMethods.customerId, customerId), eq(paymentMethods.id, paymentMethodId)))
+    .get();
+  if (!method) throw ApiError.violation(path, 'No such payment method of this customer.', 'not_found');
+  return method;
+}
+
 export async function setDefaultPaymentMethod(ctx: ServiceContext, customerId: string, paymentMethodId: string) {
   const before = await loadCustomer(ctx, customerId);
   const t = ctx.tenant.id;
   const ofCustomer = and(eq(paymentMethods.tenantId, t), eq(paymentMethods.customerId, customerId));
-  const method = await ctx.db
-    .select()
-    .from(paymentMethods)
-    .where(and(ofCustomer, eq(paymentMethods.id, paymentMethodId)))
-    .get();
-  if (!method) throw ApiError.violation('paymentMethodId', 'No such payment method of this customer.', 'not_found');
+  const method = await requireCustomerPaymentMethod(ctx, customerId, paymentMethodId, 'paymentMethodId');
   if (!method.enabled || UNUSABLE.has(method.status)) {
     throw ApiError.violation('paymentMethodId', `The payment method is ${method.enabled ? method.status : 'disabled'} and cannot be the default.`, 'not_usable');
   }

@@ -1,6 +1,7 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { fromMinorUnits } from '../../billing/money';
-import { customerAddresses, invoiceComments, paymentMethods } from '../../db/schema';
+import { customerAddresses, invoiceComments } from '../../db/schema';
+import { requireCustomerPaymentMethod } from '../customers/payment-methods';
 import { renderAddress } from '../customers/render';
 import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';
@@ -58,16 +59,6 @@ export async function setAddress(ctx: ServiceContext, id: string, addressId: str
     address = renderAddress(row) as unknown as Record<string, unknown>;
   }
   return commitInvoiceChange(ctx, before, { invoiceAddress: address }, ['invoice.updated']);
-}
-
-/** A payment method must be one of the document's customer; `path` names the field the client sent. */
-export async function requireCustomerPaymentMethod(ctx: ServiceContext, customerId: string, paymentMethodId: string, path: string) {
-  const m = await ctx.db
-    .select({ id: paymentMethods.id })
-    .from(paymentMethods)
-    .where(and(eq(paymentMethods.tenantId, ctx.tenant.id), eq(paymentMethods.id, paymentMethodId), eq(paymentMethods.customerId, customerId)))
-    .get();
-  if (!m) throw ApiError.violation(path, 'No such payment method of this customer.', 'not_found');
 }
 
 export async function setPaymentMethod(ctx: ServiceContext, id: string, paymentMethodId: string | null, path = 'paymentMethod') {

@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import { isGuardFailure, requireCondition, requirePreviousChange } from '../../db/client';
 import { addressExists } from '../customers/guards';
+import { requireCustomerPaymentMethod } from '../customers/payment-methods';
 import { insertRows } from '../../db/insert';
 import { appliedDiscounts, customerAddresses, paymentMethods, subscriptionComments, subscriptionItems, subscriptions } from '../../db/schema';
 import { insertEvent } from '../../events/outbox';
@@ -39,12 +40,7 @@ export async function setPaymentMethod(ctx: ServiceContext, id: string, paymentM
   requireAction(before, 'change-payment-method');
   let method = null;
   if (paymentMethodId) {
-    method = await ctx.db
-      .select()
-      .from(paymentMethods)
-      .where(and(eq(paymentMethods.tenantId, ctx.tenant.id), eq(paymentMethods.id, paymentMethodId), eq(paymentMethods.customerId, before.row.customerId)))
-      .get();
-    if (!method) throw ApiError.violation('paymentMethodId', 'No such payment method of this customer.', 'not_found');
+    method = await requireCustomerPaymentMethod(ctx, before.row.customerId, paymentMethodId, 'paymentMethodId');
   } else {
     method =
       (await ctx.db
