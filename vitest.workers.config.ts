@@ -1,5 +1,6 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { configDefaults, defineProject } from 'vitest/config';
+import { oracleService } from './test/support/oracles.node';
 
 export default defineProject({
   plugins: [
@@ -8,6 +9,8 @@ export default defineProject({
       wrangler: { configPath: './wrangler.toml' },
       miniflare: {
         compatibilityFlags: ['nodejs_compat', 'service_binding_extra_handlers'],
+        // Judges that run in Node (Java validators, poppler), called from tests as env.ORACLES.
+        serviceBindings: { ORACLES: oracleService },
         bindings: {
           TEST_MIGRATIONS: await readD1Migrations('./migrations'),
           ADMIN_TOKEN: 'test-admin-token',
