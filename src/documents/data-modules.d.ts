@@ -1,3 +1,4 @@
+// Binary files imported as data modules (wrangler.toml [[rules]] "Data"): their bytes.
 declare module '*.ttf' {
   const data: ArrayBuffer;
   export default data;
