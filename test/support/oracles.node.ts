@@ -8,22 +8,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
+import type { EinvoiceToCheck, EinvoiceVerdict } from './oracle-types';
+
+export type { EinvoiceToCheck, EinvoiceVerdict };
+
 const run = promisify(execFile);
 const ORACLES = fileURLToPath(new URL('../oracles', import.meta.url));
-
-export interface EinvoiceToCheck {
-  /** A file name without extension: letters, digits, dash and underscore. */
-  name: string;
-  xml: string;
-  /** Also check the KoSIT XRechnung 3.0 rules. */
-  xrechnung?: boolean;
-}
-
-export interface EinvoiceVerdict {
-  valid: boolean;
-  /** Each failed rule: `SOURCE RULE: message` (SOURCE is XSD, EN16931 or XRECHNUNG). */
-  errors: string[];
-}
 
 /** Validates documents in one batch (one JVM start per syntax and rule set). */
 export async function validateEinvoices(docs: readonly EinvoiceToCheck[]): Promise<Record<string, EinvoiceVerdict>> {

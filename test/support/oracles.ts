@@ -1,5 +1,5 @@
 import { env } from 'cloudflare:workers';
-import type { EinvoiceToCheck, EinvoiceVerdict } from './oracles.node';
+import type { EinvoiceToCheck, EinvoiceVerdict } from './oracle-types';
 
 // The Node-side judges (test/support/oracles.node.ts) as workerd tests call them.
 
