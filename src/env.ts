@@ -5,6 +5,7 @@ export interface Env {
   TENANT: DurableObjectNamespace<TenantObjectApi>;
   DOCUMENTS: R2Bucket;
   EVENTS: Queue<EventMessage>;
+  DOCUMENT_JOBS: Queue<DocumentJob>;
   ADMIN_TOKEN: string;
   JWT_SECRET: string;
   /** `fake` (local, tests) or `vies` (production). */
@@ -23,4 +24,10 @@ export interface Env {
 export interface EventMessage {
   deliveryId: string;
   tenantId: string;
+}
+
+/** A queue message: render and store one finalized document's files. */
+export interface DocumentJob {
+  tenantId: string;
+  invoiceId: string;
 }

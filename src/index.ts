@@ -1,7 +1,8 @@
 import { app } from './app';
 import { runScheduled } from './cron/index';
-import type { Env, EventMessage } from './env';
+import type { DocumentJob, Env, EventMessage } from './env';
 import { consumeEvents } from './events/consumer';
+import { consumeDocumentJobs, DOCUMENT_JOBS_QUEUE } from './services/documents/jobs';
 
 export { TenantObject } from './objects/tenant-object';
 
@@ -11,6 +12,7 @@ export default {
     ctx.waitUntil(runScheduled(controller, env));
   },
   async queue(batch, env, _ctx) {
-    await consumeEvents(batch, env);
+    if (batch.queue === DOCUMENT_JOBS_QUEUE) await consumeDocumentJobs(batch as MessageBatch<DocumentJob>, env);
+    else await consumeEvents(batch as MessageBatch<EventMessage>, env);
   },
-} satisfies ExportedHandler<Env, EventMessage>;
+} satisfies ExportedHandler<Env, EventMessage | DocumentJob>;

@@ -5,6 +5,7 @@ import { sweepSubscriptions } from '../services/subscriptions/sweep';
 import { importRates } from '../services/billing/exchange-rates';
 import { createServiceContext, platformPorts } from '../services/context';
 import { sweepDeliveries } from '../events/delivery';
+import { sweepUnrendered } from '../services/documents/jobs';
 import type { Env } from '../env';
 import { systemNow } from '../lib/clock';
 import { logError } from '../lib/log';
@@ -42,7 +43,7 @@ export async function dispatchBilling(env: Env): Promise<number> {
   return due.length;
 }
 
-/** Dispatches cron triggers (wrangler.toml) to their jobs: every 15 minutes the subscription sweep, billing dispatch and outbox sweeper; nightly the rate import and clean-up. */
+/** Dispatches cron triggers (wrangler.toml) to their jobs: every 15 minutes the subscription sweep, billing dispatch, outbox sweeper and render sweeper; nightly the rate import and clean-up. */
 export async function runScheduled(controller: ScheduledController, env: Env): Promise<void> {
   if (controller.cron === '*/15 * * * *') {
     const changed = await sweepAllTenants(env);
@@ -51,6 +52,8 @@ export async function runScheduled(controller: ScheduledController, env: Env): P
     console.log(JSON.stringify({ level: 'info', job: 'billing-dispatch', tenants: dispatched }));
     const swept = await sweepDeliveries(env);
     console.log(JSON.stringify({ level: 'info', job: 'outbox-sweeper', ...swept }));
+    const renders = await sweepUnrendered(env);
+    console.log(JSON.stringify({ level: 'info', job: 'render-sweeper', queued: renders }));
   }
   if (controller.cron === '0 3 * * *') {
     try {

@@ -85,6 +85,7 @@ export const EVENT_CATALOGUE = {
   'subscription.item.quantity_changed': 'The quantity of a subscription item changed.',
   'subscription.changed': 'A subscription item moved to another price plan (an upgrade or a downgrade), now or at the end of its billed period.',
   'invoice.payment_method.updated': 'The payment method of a document changed.',
+  'invoice.pdf.generation_requested': "A finalized document's PDF (and e-invoice) was queued for rendering; invoice.updated with its file follows.",
   // Not emitted yet: their feature has not landed (docs/decisions.md, Events and webhooks).
   'customer.merged': 'Several customers were merged into one.',
   'customer.parent.assigned': 'A parent customer was assigned in the organisation hierarchy.',
@@ -93,7 +94,6 @@ export const EVENT_CATALOGUE = {
   'payment_method.updated': 'A payment method of a customer changed.',
   'invoice.refunded': 'A payment of a document was refunded.',
   'invoice.remindered': 'A payment reminder was sent for a document.',
-  'invoice.pdf.generation_requested': "A document's PDF was requested to be generated.",
   'subscription.delivery_address.updated': 'The delivery address of a subscription changed.',
   'subscription.item.metered': 'Usage was recorded for a metered subscription item.',
   'subscription.item.instant_metered': 'Usage of an instantly billed item was recorded and billed.',

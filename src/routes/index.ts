@@ -32,6 +32,7 @@ import { planRoutes } from './plans/plans';
 import { pricePlanRoutes } from './price-plans/price-plans';
 import { productFamilyRoutes } from './product-families/product-families';
 import { productRoutes } from './products/products';
+import { documentSettingsRoutes } from './settings/documents';
 import { settingsRoutes } from './settings/settings';
 import { subscriptionItemRoutes } from './subscription-items/subscription-items';
 import { subscriptionCommentRoutes } from './subscriptions/comments';
@@ -57,6 +58,7 @@ export const routers = [
   apiKeyRoutes,
   testClockRoutes,
   settingsRoutes,
+  documentSettingsRoutes,
   customFieldRoutes,
   customerGroupRoutes,
   contactPersonRoutes,

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { EInvoiceTypeSchema } from './documents';
 
 // Representations of customers and the records around them, as the API returns them.
 
@@ -81,6 +82,8 @@ export const CustomerSchema = z
     contactPerson: z.object({ id: z.string(), firstName: z.string(), lastName: z.string(), email: z.string(), avatar: z.string().nullable() }).nullable(),
     isPartner: z.boolean(),
     partner: z.object({ id: z.string(), name: z.string(), number: z.string(), email: z.string() }).nullable(),
+    eInvoiceType: EInvoiceTypeSchema.nullable().openapi({ description: "The e-invoice the customer receives; null: the tenant's default (GET /settings/documents)." }),
+    leitwegId: z.string().nullable().openapi({ description: 'The Leitweg-ID of a German public buyer (XRechnung); only with an eInvoiceType.' }),
   })
   .openapi('Customer');
 export type CustomerResource = z.infer<typeof CustomerSchema>;

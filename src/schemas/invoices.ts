@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { CustomerSummarySchema } from './customers';
+import { EInvoiceTypeSchema, MediaSchema } from './documents';
 
 // Representations of invoices and the other documents (credit notes, cancellations…).
 
@@ -85,11 +86,11 @@ export const InvoiceSchema = z
     sourceType: z.string(),
     // The tenant's own fields (GET /custom-fields): open by design.
     customFields: z.record(z.string(), z.unknown()).nullable(),
-    file: z.object({ id: z.string(), isPrivate: z.boolean(), mimeType: z.string(), fileExtension: z.string(), fileName: z.string() }).nullable(),
-    xmlFile: z.null(),
-    eInvoiceType: z.null(),
-    leitwegId: z.null(),
-    usageBreakdownUrl: z.null(),
+    file: MediaSchema.nullable().openapi({ description: 'The PDF (a ZUGFeRD PDF/A-3 for eInvoiceType zugferd); null until rendered after finalization.' }),
+    xmlFile: MediaSchema.nullable().openapi({ description: 'The EN16931 e-invoice XML; null without an eInvoiceType or until rendered.' }),
+    eInvoiceType: EInvoiceTypeSchema.nullable().openapi({ description: "Fixed at finalization: the customer's, else the tenant's default." }),
+    leitwegId: z.string().nullable().openapi({ description: 'Only with eInvoiceType xrechnung.' }),
+    usageBreakdownUrl: z.string().nullable().openapi({ description: 'Relative to the API: the usage behind the metered positions (JSON; .csv for CSV). Public and unguessable.' }),
     cancellationDocument: z.object({ id: z.string(), number: z.string().nullable() }).nullable(),
     updatedAt: z.string(),
   })
@@ -101,5 +102,11 @@ export const InvoiceCommentSchema = z
   .openapi('InvoiceComment');
 export type InvoiceComment = z.infer<typeof InvoiceCommentSchema>;
 
-export const DownloadLinkSchema = z.object({ url: z.string(), expiresAt: z.string() }).openapi('DownloadLink');
+export const DownloadLinkSchema = z
+  .object({
+    url: z.string().openapi({ description: 'The PDF.' }),
+    xmlUrl: z.string().nullable().openapi({ description: 'The e-invoice XML; null when the document has none.' }),
+    expiresAt: z.string(),
+  })
+  .openapi('DownloadLink');
 export type DownloadLink = z.infer<typeof DownloadLinkSchema>;

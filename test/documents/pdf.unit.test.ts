@@ -8,7 +8,9 @@ import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { PdfAssets } from '../../src/documents/assets';
 import type { DocumentModel } from '../../src/documents/model';
+import fontkit from '@pdf-lib/fontkit';
 import { renderPdf } from '../../src/documents/pdf';
+import { requestLocalFontkit } from '../../src/documents/pdf/fontkit';
 import { pdfAttachments, pdfInfo, pdfText } from '../support/oracles.node';
 import { cases, germanBuyer, invoiceModel } from './models';
 
@@ -368,3 +370,30 @@ function inflateAll(pdf: Buffer): string {
   }
   return parts.join('\n');
 }
+
+describe('font subsets', () => {
+  // The renderer encodes subsets itself (src/documents/pdf/fontkit.ts); the bytes must be fontkit's.
+  async function fontkitStreamBytes(subset: ReturnType<ReturnType<typeof fontkit.create>['createSubset']>): Promise<Uint8Array> {
+    const parts: Uint8Array[] = [];
+    await new Promise((resolve) => subset.encodeStream().on('data', (b) => parts.push(b)).on('end', resolve));
+    return new Uint8Array(Buffer.concat(parts));
+  }
+
+  it.each([
+    ['regular', assets.regular],
+    ['bold', assets.bold],
+  ])('writes the same %s subset as fontkit does', async (_name, bytes) => {
+    const text = 'Rechnung Müller & Söhne – Grüße, Łukasiewicz: 1.234,56 € ½ Ωμέγα Жж';
+    const subsetOf = (kit: typeof fontkit) => {
+      const font = kit.create(bytes);
+      const subset = font.createSubset();
+      for (const glyph of font.layout(text).glyphs) subset.includeGlyph(glyph);
+      return subset;
+    };
+    const ours = subsetOf(requestLocalFontkit);
+    const theirs = subsetOf(fontkit);
+    const mine = await new Promise<Uint8Array>((resolve) => ours.encodeStream().on('data', resolve));
+    expect(mine.length).toBeGreaterThan(1000);
+    expect(Buffer.from(mine).equals(Buffer.from(await fontkitStreamBytes(theirs)))).toBe(true);
+  });
+});

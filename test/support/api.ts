@@ -46,6 +46,14 @@ export async function api<T = any>(path: string, opts: RequestOptions = {}): Pro
   return { status: res.status, body: parsed as T, headers: res.headers };
 }
 
+/** Fetches a file (a PDF, an XML, a CSV) from the worker: its bytes, unparsed. */
+export async function download(path: string, opts: { token?: string; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
+  const res = await exports.default.fetch(new Request(`${BASE}${path}`, { headers }));
+  return { status: res.status, headers: res.headers, bytes: new Uint8Array(await res.arrayBuffer()) };
+}
+
 let counter = 0;
 /** A unique suffix, so tests (which share storage) never collide. */
 export function unique(prefix = 'x'): string {

@@ -77,6 +77,10 @@ export const customers = sqliteTable(
     isPartner: integer('is_partner', { mode: 'boolean' }).notNull(),
     partnerId: text('partner_id'),
     requiresManualInvoiceApproval: integer('requires_manual_invoice_approval', { mode: 'boolean' }),
+    /** The e-invoice the customer receives with each document; null: the tenant's default. */
+    eInvoiceType: text('e_invoice_type', { enum: ['zugferd', 'xrechnung', 'cii', 'ubl'] }),
+    /** The public buyer's routing id (XRechnung BT-10); only with an eInvoiceType. */
+    leitwegId: text('leitweg_id'),
     createdAt: text('created_at').notNull(),
     updatedAt: text('updated_at').notNull(),
   },

@@ -8,3 +8,4 @@ export * from './subscriptions';
 export * from './invoices';
 export * from './billing';
 export * from './events';
+export * from './documents';

@@ -45,7 +45,17 @@ export const invoices = sqliteTable(
     customFields: text('custom_fields', { mode: 'json' }).$type<Record<string, unknown> | null>(),
     exchangeRates: text('exchange_rates', { mode: 'json' }).$type<Record<string, unknown>[] | null>(),
     billingRunId: text('billing_run_id'),
-    documentKey: text('document_key'),
+    /** What the customer receives, fixed at finalization: the e-invoice type and Leitweg-ID then in force. */
+    eInvoiceType: text('e_invoice_type', { enum: ['zugferd', 'xrechnung', 'cii', 'ubl'] }),
+    leitwegId: text('leitweg_id'),
+    /** The rendered PDF and e-invoice XML (media ids); set once, never replaced. */
+    fileId: text('file_id'),
+    xmlFileId: text('xml_file_id'),
+    /** Failed render attempts (the sweeper stops retrying after a few) and the last reason. */
+    renderAttempts: integer('render_attempts').notNull().default(0),
+    renderError: text('render_error'),
+    /** Unguessable token of the public usage breakdown; set when the document bills usage. */
+    usageToken: text('usage_token'),
     updatedAt: text('updated_at').notNull().default(''),
   },
   (t) => [
@@ -54,6 +64,9 @@ export const invoices = sqliteTable(
     index('invoices_subscription_idx').on(t.tenantId, t.subscriptionId),
     // The number ranges: one per document type, never a number twice.
     uniqueIndex('invoices_number_seq_uq').on(t.tenantId, t.type, t.numberSeq),
+    uniqueIndex('invoices_usage_token_uq').on(t.usageToken),
+    // The render sweeper: finalized documents still without a file.
+    index('invoices_unrendered_idx').on(t.fileId, t.finalizationDate),
   ],
 );
 
@@ -152,7 +165,8 @@ export const outgoingMails = sqliteTable(
     to: text('to').notNull(),
     subject: text('subject').notNull(),
     body: text('body').notNull(),
-    attachmentKey: text('attachment_key'),
+    /** R2 objects attached: key, file name and media type each. */
+    attachments: text('attachments', { mode: 'json' }).$type<{ key: string; fileName: string; mimeType: string }[]>().notNull().default([]),
     createdAt: text('created_at').notNull(),
   },
   (t) => [index('outgoing_mails_tenant_idx').on(t.tenantId, t.createdAt)],

@@ -1,7 +1,7 @@
 // The PDF of a billing document: a pure function of the document model (and the fonts and colour
 // profile it embeds), byte-identical for the same input, so a stored document can be re-rendered
 // and compared, and tests can pin it.
-import fontkit from '@pdf-lib/fontkit';
+import { requestLocalFontkit } from './fontkit';
 import { PDFDocument, PDFHexString } from 'pdf-lib';
 import type { PdfAssets } from '../assets';
 import type { DocumentModel } from '../model';
@@ -28,7 +28,7 @@ const FONT_NAMES = { regular: 'EBDOCR+DejaVuSans', bold: 'EBDOCB+DejaVuSans-Bold
 
 export async function renderPdf(doc: DocumentModel, assets: PdfAssets, options: RenderPdfOptions = {}): Promise<Uint8Array> {
   const pdf = await PDFDocument.create({ updateMetadata: false });
-  pdf.registerFontkit(fontkit);
+  pdf.registerFontkit(requestLocalFontkit);
   const fonts = {
     regular: await pdf.embedFont(assets.regular, { subset: true, customName: FONT_NAMES.regular }),
     bold: await pdf.embedFont(assets.bold, { subset: true, customName: FONT_NAMES.bold }),

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { countryCode, currencyCode, customFieldValues, emailAddress, idParam, optionalText, timeZone } from '../../http/schemas';
+import { EInvoiceTypeSchema } from '../../schemas/documents';
 
 // Request bodies and path parameters of the customer routes.
 
@@ -104,6 +105,8 @@ const customerFields = {
   taxExempt: nullableEnum(['auto', 'exempt']),
   customFields: customFieldsInput,
   isPartner: z.boolean().nullable().optional().transform((v) => v ?? null),
+  eInvoiceType: z.preprocess((v) => (v === '' ? null : v), EInvoiceTypeSchema.nullable().optional()).transform((v) => v ?? null),
+  leitwegId: optionalText(5, 46),
 };
 
 type LedgerAlias = { ledgerId?: string | null; datevId?: string | null };

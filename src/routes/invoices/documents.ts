@@ -1,15 +1,13 @@
 import { z } from '@hono/zod-openapi';
 import { serviceContext } from '../../http/context';
-import { ApiError } from '../../http/errors';
 import { createRouter, defineRoute, jsonResponse } from '../../http/openapi';
-import { systemNow } from '../../lib/clock';
-import { timingSafeEqual } from '../../lib/crypto';
 import { DownloadLinkSchema, InvoiceSchema } from '../../schemas/invoices';
-import { downloadLink, resendInvoice, signDocument } from '../../services/invoices/documents';
-import { loadInvoice } from '../../services/invoices/read';
+import { downloadLink, openSignedFile } from '../../services/documents/links';
+import { resendInvoice } from '../../services/invoices/sending';
+import { usageBreakdown, usageBreakdownCsv, UsageBreakdownSchema } from '../../services/documents/usage-breakdown';
 import { customerScope, params } from './requests';
 
-// The stored document: sending it, and signed links to download it.
+// The stored document: sending it, and signed links to download its PDF and e-invoice.
 
 const tags = ['Invoices'];
 
@@ -23,7 +21,7 @@ invoiceDocumentRoutes.openapi(
     access: 'invoice:write',
     tags,
     summary: 'Send the document to the customer again',
-    description: 'Through the mail interface; records lastSentAt.',
+    description: 'Through the mail interface, with the PDF and the e-invoice XML attached; records lastSentAt.',
     request: { params },
     responses: { 200: jsonResponse(InvoiceSchema, 'The document') },
   }),
@@ -50,40 +48,67 @@ invoiceDocumentRoutes.openapi(
     access: 'invoice:read',
     customerScoped: true,
     tags,
-    summary: 'A signed, expiring link to the stored document',
-    description: 'Until PDF and EN16931 XML rendering arrive, the stored document is the JSON rendition.',
+    summary: "Signed, expiring links to the document's PDF and e-invoice XML",
+    description: 'Renders the files first if the render job has not run yet. 409 for a draft (see GET /invoices/{id}/preview).',
     request: { params, query: z.object({ secondsValid: z.string().regex(/^\d{1,6}$/).transform(Number).pipe(z.number().int().min(10).max(604_800)).optional() }) },
-    responses: { 200: jsonResponse(DownloadLinkSchema, 'The link') },
+    responses: { 200: jsonResponse(DownloadLinkSchema, 'The links') },
+  }),
+  async (c) => c.json(await downloadLink(serviceContext(c), c.req.valid('param').id, new URL(c.req.url).origin, c.req.valid('query').secondsValid ?? 3600, customerScope(c)), 200),
+);
+
+invoiceDocumentRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/public/documents/{fileId}',
+    access: 'public',
+    tags,
+    summary: 'Download a file through a signed link',
+    description: '403 when the signature is missing, does not match or has expired.',
+    request: {
+      params: z.object({ fileId: z.string().min(1).max(64).openapi({ param: { name: 'fileId', in: 'path' } }) }),
+      // Any malformed link is refused as a bad signature (403), not as a validation error.
+      query: z.object({ expires: z.string().max(20).optional(), signature: z.string().max(200).optional() }),
+    },
+    responses: { 200: { description: 'The file (application/pdf or application/xml), as an attachment' } },
   }),
   async (c) => {
-    const ctx = serviceContext(c);
-    const id = c.req.valid('param').id;
-    if (customerScope(c)) await loadInvoice(ctx, id, customerScope(c));
-    return c.json(await downloadLink(ctx, id, new URL(c.req.url).origin, c.req.valid('query').secondsValid ?? 3600), 200);
+    const { expires, signature } = c.req.valid('query');
+    const file = await openSignedFile(c.env, c.req.valid('param').fileId, expires ?? '', signature ?? '');
+    return new Response(file.object.body, {
+      headers: {
+        'Content-Type': file.media.mimeType,
+        'Content-Length': String(file.object.size),
+        'Content-Disposition': `attachment; filename="${file.media.fileName.replace(/["\\\r\n]/g, '_')}"`,
+        'Cache-Control': 'private, no-store',
+        'X-Content-Type-Options': 'nosniff',
+      },
+    });
   },
 );
 
 invoiceDocumentRoutes.openapi(
   defineRoute({
     method: 'get',
-    path: '/public/documents/{key}',
+    path: '/public/usage-breakdowns/{token}',
     access: 'public',
     tags,
-    summary: 'Download a document through a signed link',
+    summary: "The usage behind a document's metered positions (its usageBreakdownUrl)",
+    description: 'JSON, or CSV with `format=csv`. The token is the credential: it is unguessable and only on the document.',
     request: {
-      params: z.object({ key: z.string().min(1).max(512).openapi({ param: { name: 'key', in: 'path' } }) }),
-      query: z.object({ expires: z.string().regex(/^\d{1,12}$/), signature: z.string().regex(/^[0-9a-f]{64}$/) }),
+      params: z.object({ token: z.string().min(20).max(100).openapi({ param: { name: 'token', in: 'path' } }) }),
+      query: z.object({ format: z.enum(['json', 'csv']).optional() }),
     },
-    responses: { 200: { description: 'The document' } },
+    responses: {
+      200: {
+        description: 'The usage, per position',
+        content: { 'application/json': { schema: UsageBreakdownSchema }, 'text/csv': { schema: z.string() } },
+      },
+    },
   }),
   async (c) => {
-    const { key } = c.req.valid('param');
-    const { expires, signature } = c.req.valid('query');
-    const expected = await signDocument(c.env.JWT_SECRET, key, Number(expires));
-    // Expiry is checked against the wall clock: links are infrastructure, not billing time.
-    if (!timingSafeEqual(expected, signature) || Number(expires) * 1000 < systemNow().getTime()) throw ApiError.notFound('Document');
-    const object = await c.env.DOCUMENTS.get(key);
-    if (!object) throw ApiError.notFound('Document');
-    return new Response(object.body, { headers: { 'Content-Type': object.httpMetadata?.contentType ?? 'application/octet-stream', 'Cache-Control': 'private, no-store' } });
+    const breakdown = await usageBreakdown(c.env, c.req.valid('param').token);
+    c.header('Cache-Control', 'private, no-store');
+    if (c.req.valid('query').format !== 'csv') return c.json(breakdown, 200);
+    return c.body(usageBreakdownCsv(breakdown), 200, { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="usage-${breakdown.document.number ?? 'document'}.csv"` });
   },
 );

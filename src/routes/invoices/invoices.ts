@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { serviceContext } from '../../http/context';
+import { pdfResponse, previewPdf, wantsPdf } from '../../services/documents/previews';
 import { ApiError } from '../../http/errors';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../http/openapi';
 import { collectionSchema } from '../../http/pagination';
@@ -104,8 +105,19 @@ invoiceRoutes.openapi(
     access: 'invoice:read',
     tags,
     summary: 'The document as it would be rendered now (computed, not stored)',
+    description: 'With `Accept: application/pdf` the PDF, marked as a preview and without a number; JSON otherwise.',
     request: { params },
-    responses: { 200: jsonResponse(InvoiceSchema, 'The rendition') },
+    responses: {
+      200: {
+        description: 'The rendition',
+        content: { 'application/json': { schema: InvoiceSchema }, 'application/pdf': { schema: z.string().openapi({ format: 'binary' }) } },
+      },
+    },
   }),
-  async (c) => c.json(renderLoaded(await loadInvoice(serviceContext(c), c.req.valid('param').id)), 200),
+  async (c) => {
+    const ctx = serviceContext(c);
+    const agg = await loadInvoice(ctx, c.req.valid('param').id);
+    if (wantsPdf(c.req.header('Accept'))) return pdfResponse(await previewPdf(ctx, agg), `${agg.row.number ?? 'preview'}.pdf`);
+    return c.json(renderLoaded(agg), 200);
+  },
 );

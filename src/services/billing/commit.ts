@@ -10,6 +10,7 @@ import { insertRows } from '../../db/insert';
 import { appliedDiscounts, billingLedger, invoicePositions, invoices, itemChanges, subscriptionItems, subscriptions } from '../../db/schema';
 import { insertEvent } from '../../events/outbox';
 import type { ServiceContext } from '../context';
+import { requestRendering } from '../documents/jobs';
 import { finalizationRequest } from '../invoices/finalize';
 import type { Composed } from './compose';
 import { CLEARED_FAILURE } from './failures';
@@ -122,5 +123,6 @@ export async function commitComposed(ctx: ServiceContext, composed: Composed, as
     if (!result.ok) throw new Error(`invoice ${invoiceId} was changed while it was being written`);
   });
   if (outcome === 'already_billed') return { invoiceId: null, lines: 0, skipped: 'already_billed' };
+  if (!approval) await requestRendering(ctx.env, [{ tenantId: ctx.tenant.id, invoiceId }]);
   return { invoiceId, lines: lines.length, skipped: null };
 }

@@ -6,6 +6,7 @@ import { activationSchedule } from '../../billing/periods';
 import { ApiError } from '../../http/errors';
 import type { EstimatedAmount } from '../../schemas/subscriptions';
 import type { ServiceContext } from '../context';
+import type { InvoiceAggregate } from '../invoices/render';
 import { at } from '../context';
 import { customerTimeZone, loadSubscription, renderSubscription, type SubscriptionAggregate } from '../subscriptions/aggregate';
 import { composeDue, composePlanned } from './compose';
@@ -15,8 +16,14 @@ import { loadCatalogue, pendingChanges, planWithUsage, toPlanPrice, toPlanSubscr
  * The subscription's next invoice as billing would compose it at its next billing date (usage as
  * measured so far). Nothing is stored.
  */
-export function estimatedInvoice(ctx: ServiceContext, subscriptionId: string) {
-  return unlessUnbillable(() => nextInvoice(ctx, subscriptionId));
+export async function estimatedInvoice(ctx: ServiceContext, subscriptionId: string) {
+  return (await unlessUnbillable(() => nextInvoice(ctx, subscriptionId)))?.resource ?? null;
+}
+
+/** The same estimate as a document to render (a PDF preview). */
+export async function estimatedInvoiceDocument(ctx: ServiceContext, subscriptionId: string): Promise<InvoiceAggregate | null> {
+  const composed = await unlessUnbillable(() => nextInvoice(ctx, subscriptionId));
+  return composed && { row: composed.row, positions: composed.positions, customer: composed.payer };
 }
 
 /**
@@ -37,7 +44,7 @@ async function nextInvoice(ctx: ServiceContext, subscriptionId: string) {
   const next = renderSubscription(agg, ctx.now).nextBillingDate;
   const when = next && new Date(next) > ctx.now ? new Date(next) : ctx.now;
   const composed = await composeDue(at(ctx, when), subscriptionId, when, null);
-  return composed && !composed.skipOnly ? composed.resource : null;
+  return composed && !composed.skipOnly ? composed : null;
 }
 
 /**
@@ -81,7 +88,7 @@ async function nextAmount(ctx: ServiceContext, id: string): Promise<EstimatedAmo
   if (agg.row.billingAnchor) {
     const invoice = await nextInvoice(ctx, id);
     const currency = agg.customer.currencyCode ?? ctx.tenant.defaultCurrency;
-    return withDisplay(invoice ? invoice.netAmount : formatMoney(new Dec(0), currency));
+    return withDisplay(invoice ? invoice.resource.netAmount : formatMoney(new Dec(0), currency));
   }
   const draft = asIfActivated(agg, ctx.now);
   const asOf = new Date(draft.row.billingAnchor!);

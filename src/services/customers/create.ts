@@ -1,6 +1,7 @@
 import { and, eq, ne, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { formatNumber } from '../../billing/numbering';
+import { leitwegIdProblem } from '../../documents/leitweg-id';
 import { isGuardFailure, isUniqueViolation, requireCondition } from '../../db/client';
 import { insertRows } from '../../db/insert';
 import { contactPersons, customerAddresses, customerEmailAddresses, customerGroups, customers } from '../../db/schema';
@@ -36,6 +37,8 @@ export interface CustomerFields {
   taxExempt: 'auto' | 'exempt' | null;
   customFields: Record<string, unknown> | null;
   isPartner: boolean | null;
+  eInvoiceType: CustomerRow['eInvoiceType'];
+  leitwegId: string | null;
 }
 
 export interface AddressInput {
@@ -137,6 +140,10 @@ export async function checkCustomerFields(ctx: ServiceContext, input: CustomerFi
   if (emailTaken.length > 0) v.add('email', 'A customer with this e-mail address already exists.', 'not_unique');
   if (input.customerNumber && numberTaken.length > 0) v.add('customerNumber', 'A customer with this number already exists.', 'not_unique');
   if (input.vatId && !hasValidVatFormat(input.vatId)) v.add('vatId', 'Not a valid VAT id for its member state.', 'invalid_vat_id');
+  // A routing id means nothing without an e-invoice to route (docs/decisions.md, Documents).
+  if (input.leitwegId !== null && input.eInvoiceType === null) v.add('leitwegId', 'Set an eInvoiceType (xrechnung) to use a Leitweg-ID.', 'requires_e_invoice_type');
+  const leitweg = input.leitwegId === null ? null : leitwegIdProblem(input.leitwegId);
+  if (leitweg) v.add('leitwegId', leitweg, 'invalid_leitweg_id');
   checkCustomFieldValues(defs, input.customFields, v);
   const refs: References = { group: groups[0] ?? null, contact: contacts[0] ?? null };
   return { settings: effectiveSettings(settingRows), refs };
@@ -182,6 +189,8 @@ export function fieldColumns(
     contactPersonId: derived.refs.contact?.id ?? null,
     customFields: input.customFields,
     isPartner: input.isPartner ?? false,
+    eInvoiceType: input.eInvoiceType,
+    leitwegId: input.leitwegId,
   } satisfies Partial<CustomerRow>;
 }
 

@@ -98,5 +98,7 @@ export function renderCustomer(agg: CustomerAggregate): CustomerResource {
     contactPerson: agg.contact,
     isPartner: row.isPartner,
     partner: agg.partner,
+    eInvoiceType: row.eInvoiceType,
+    leitwegId: row.leitwegId,
   };
 }

@@ -38,6 +38,8 @@ export function writableCustomer(agg: CustomerAggregate): CustomerFields {
     taxExempt: r.taxExempt,
     customFields: r.customFields,
     isPartner: r.isPartner,
+    eInvoiceType: r.eInvoiceType,
+    leitwegId: r.leitwegId,
   };
 }
 

@@ -9,6 +9,9 @@ import type { FinalizeRequest } from '../ports/numbering';
 import { type InvoiceAggregate, type InvoiceRow, type InvoiceType, NUMBER_FORMAT_SETTING } from './render';
 import { loadInvoice, renderLoaded } from './read';
 import { requireDraft } from './write';
+import { loadDocumentSettings } from '../documents/settings';
+import { requestRendering } from '../documents/jobs';
+import { randomToken } from '../../lib/ids';
 
 /**
  * Finalizes a draft: the TenantObject assigns the next number of the type's range in the same D1
@@ -20,6 +23,7 @@ export async function finalizeInvoice(ctx: ServiceContext, id: string, dueDate: 
   const { request, after } = await finalizationRequest(ctx, before, dueDate, extraEvents);
   const result = await ctx.numbering.finalize(request);
   if (!result.ok) throw ApiError.conflict('The invoice was changed or finalized meanwhile; reload and retry.', 'concurrent-update');
+  await requestRendering(ctx.env, [{ tenantId: ctx.tenant.id, invoiceId: id }]);
   return { ...after, number: result.number };
 }
 
@@ -36,6 +40,9 @@ export async function finalizationRequest(ctx: ServiceContext, before: InvoiceAg
   if (dueDate !== null && new Date(dueDate) < ctx.now) v.add('dueDate', 'Must not lie before the finalization.', 'in_past');
   v.throwIfAny();
   const settings = await memo(ctx, 'settings', () => loadSettings(ctx.db, ctx.tenant.id));
+  const documents = await memo(ctx, 'documentSettings', () => loadDocumentSettings(ctx.db, ctx.tenant.id));
+  // What the customer receives is fixed now: a later change of the setting does not change a document.
+  const eInvoiceType = before.customer.eInvoiceType ?? documents.defaultEInvoiceType;
   const nowIso = ctx.now.toISOString();
   const due = dueDate ? new Date(dueDate).toISOString() : new Date(ctx.now.getTime() + settings['invoice.paymentTermDays'] * 86_400_000).toISOString();
   // Reversing documents (negative totals) are settled against the invoice they reverse.
@@ -46,10 +53,19 @@ export async function finalizationRequest(ctx: ServiceContext, before: InvoiceAg
     finalizationDate: nowIso,
     dueDate: due,
     payDate: paid ? nowIso : null,
+    eInvoiceType,
+    leitwegId: eInvoiceType === 'xrechnung' ? before.customer.leitwegId : null,
+    usageToken: before.positions.some((p) => p.kind === 'usage') ? randomToken() : null,
     updatedAt: nextUpdatedAt(ctx.now, before.row.updatedAt),
   };
   const after = renderLoaded({ ...before, row: { ...before.row, ...changes, number: '{number}' } });
-  const eventRows = [...extraEvents, 'invoice.finalized' as const, ...(announcePaid ? (['invoice.paid'] as const) : paid ? [] : (['invoice.unpaid'] as const))].map((type) => ({
+  const eventRows = [
+    ...extraEvents,
+    'invoice.finalized' as const,
+    ...(announcePaid ? (['invoice.paid'] as const) : paid ? [] : (['invoice.unpaid'] as const)),
+    // The files are rendered by a queue job (docs/decisions.md, Documents); invoice.updated follows.
+    'invoice.pdf.generation_requested' as const,
+  ].map((type) => ({
     id: newId(),
     type,
     version: EVENT_VERSION,

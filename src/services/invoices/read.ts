@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { and, asc, count, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import { inJson, outer, tenantRowsById } from '../../db/client';
-import { customers, invoicePositions, invoices } from '../../db/schema';
+import { customers, invoicePositions, invoices, media } from '../../db/schema';
 import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { collection, pageOffset, paginationQuery, sortDirection, type Page } from '../../http/pagination';
@@ -15,15 +15,16 @@ export function byId(ctx: ServiceContext, id: string) {
 export async function loadInvoice(ctx: ServiceContext, id: string, customerScope?: string): Promise<InvoiceAggregate> {
   const row = await ctx.db.select().from(invoices).where(and(byId(ctx, id), customerScope ? eq(invoices.customerId, customerScope) : undefined)).get();
   if (!row) throw ApiError.notFound('Invoice');
-  const [positions, customerRows, cancellation] = await ctx.db.batch([
+  const [positions, customerRows, cancellation, files] = await ctx.db.batch([
     ctx.db.select().from(invoicePositions).where(and(eq(invoicePositions.tenantId, ctx.tenant.id), eq(invoicePositions.invoiceId, id))).orderBy(asc(invoicePositions.sort)),
     ctx.db.select().from(customers).where(and(eq(customers.tenantId, ctx.tenant.id), eq(customers.id, row.customerId))),
     ctx.db
       .select({ id: invoices.id, number: invoices.number })
       .from(invoices)
       .where(and(eq(invoices.tenantId, ctx.tenant.id), eq(invoices.referencedInvoiceId, id), eq(invoices.type, 'TYPE_CANCEL'))),
+    ctx.db.select().from(media).where(and(eq(media.tenantId, ctx.tenant.id), eq(media.ownerType, 'invoice'), eq(media.ownerId, id))),
   ]);
-  const agg = { row, positions, customer: customerRows[0]! };
+  const agg: InvoiceAggregate = { row, positions, customer: customerRows[0]!, media: files };
   (agg as InvoiceAggregate & { cancellation?: { id: string; number: string | null } }).cancellation = cancellation[0];
   return agg;
 }
@@ -132,7 +133,7 @@ async function listFiltered(ctx: ServiceContext, q: InvoiceFilters) {
   ]);
   const ids = rows.map((r) => r.id);
   const customerIds = [...new Set(rows.map((r) => r.customerId))];
-  const [positions, customerRows] = ids.length
+  const [positions, customerRows, files] = ids.length
     ? await ctx.db.batch([
         ctx.db
           .select()
@@ -140,11 +141,12 @@ async function listFiltered(ctx: ServiceContext, q: InvoiceFilters) {
           .where(and(eq(invoicePositions.tenantId, ctx.tenant.id), inJson(invoicePositions.invoiceId, ids)))
           .orderBy(asc(invoicePositions.sort)),
         ctx.db.select().from(customers).where(tenantRowsById(customers, ctx.tenant.id, customerIds)),
+        ctx.db.select().from(media).where(and(eq(media.tenantId, ctx.tenant.id), eq(media.ownerType, 'invoice'), inJson(media.ownerId, ids))),
       ])
-    : [[], []];
+    : [[], [], []];
   const customerMap = new Map(customerRows.map((c) => [c.id, c]));
   return collection(
-    rows.map((row) => renderInvoice({ row, positions: positions.filter((p) => p.invoiceId === row.id), customer: customerMap.get(row.customerId)! })),
+    rows.map((row) => renderInvoice({ row, positions: positions.filter((p) => p.invoiceId === row.id), customer: customerMap.get(row.customerId)!, media: files.filter((m) => m.ownerId === row.id) })),
     total?.n ?? 0,
     q,
   );

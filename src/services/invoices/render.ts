@@ -1,6 +1,7 @@
 import { formatMoney, fromMinorUnits } from '../../billing/money';
 import { customers, invoicePositions, invoices } from '../../db/schema';
 import { positionTaxes } from './position-amounts';
+import { renderMedia, type MediaRow } from '../documents/media';
 import { INVOICE_TYPES, type InvoicePositionResource, type InvoiceResource, type InvoiceType } from '../../schemas/invoices';
 
 export type InvoiceRow = typeof invoices.$inferSelect;
@@ -35,7 +36,17 @@ export interface InvoiceAggregate {
   row: InvoiceRow;
   positions: PositionRow[];
   customer: CustomerRow;
+  /** The stored files (the row's fileId and xmlFileId), when loaded. */
+  media?: MediaRow[];
 }
+
+function mediaOf(agg: InvoiceAggregate, id: string | null) {
+  const m = id ? agg.media?.find((x) => x.id === id) : undefined;
+  return m ? renderMedia(m) : null;
+}
+
+/** The public usage breakdown of a document (relative to the API, as problem types are). */
+export const usageBreakdownPath = (token: string) => `/public/usage-breakdowns/${token}`;
 
 const money = (minor: number, currency: string) => formatMoney(fromMinorUnits(minor, currency), currency);
 
@@ -135,11 +146,11 @@ export function renderInvoice(agg: InvoiceAggregate): InvoiceResource {
     serviceDateTo: r.serviceDateTo,
     sourceType: r.sourceType,
     customFields: r.customFields,
-    file: r.documentKey ? { id: r.documentKey, isPrivate: true, mimeType: 'application/json', fileExtension: 'json', fileName: `${r.number ?? r.id}.json` } : null,
-    xmlFile: null,
-    eInvoiceType: null,
-    leitwegId: null,
-    usageBreakdownUrl: null,
+    file: mediaOf(agg, r.fileId),
+    xmlFile: mediaOf(agg, r.xmlFileId),
+    eInvoiceType: r.eInvoiceType,
+    leitwegId: r.leitwegId,
+    usageBreakdownUrl: r.usageToken ? usageBreakdownPath(r.usageToken) : null,
     cancellationDocument: null,
     updatedAt: r.updatedAt,
   };

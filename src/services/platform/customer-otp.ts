@@ -106,7 +106,7 @@ export async function requestOtp(ctx: ServiceContext, email: string): Promise<ty
     .get();
   if (!stored) return OTP_REQUESTED;
   const mail = otpMail(customer.language, code, customer.firstName);
-  await ctx.mailer.send({ tenantId: ctx.tenant.id, to: customer.email, subject: mail.subject, body: mail.body, attachmentKey: null });
+  await ctx.mailer.send({ tenantId: ctx.tenant.id, to: customer.email, subject: mail.subject, body: mail.body, attachments: [] });
   return OTP_REQUESTED;
 }
 

@@ -7,7 +7,8 @@ export interface OutgoingMail {
   to: string;
   subject: string;
   body: string;
-  attachmentKey: string | null;
+  /** Stored files to attach (R2 keys). */
+  attachments: { key: string; fileName: string; mimeType: string }[];
 }
 
 /** Outgoing mail. Production wires a provider; tests and local development use the outbox table. */

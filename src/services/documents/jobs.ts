@@ -1,0 +1,64 @@
+import { and, asc, eq, isNotNull, isNull, lt, sql } from 'drizzle-orm';
+import { createDb } from '../../db/client';
+import { invoices, tenants } from '../../db/schema';
+import type { DocumentJob, Env } from '../../env';
+import { logError, safeErrorMessage } from '../../lib/log';
+import { createServiceContext } from '../context';
+import { ensureRendered } from './render';
+
+// Render jobs: after finalization a message per document on the documents queue; the consumer
+// renders and stores the files. A message lost between the finalization and the send, or a render
+// that failed, is picked up by the sweeper (cron), a few times at most (docs/decisions.md, Documents).
+
+/** The documents queue's name (wrangler.toml). */
+export const DOCUMENT_JOBS_QUEUE = 'edge-billing-documents';
+
+/** Renders tried per document before the sweeper leaves it to an on-demand render (a download). */
+export const MAX_RENDER_ATTEMPTS = 5;
+
+export async function requestRendering(env: Env, jobs: readonly DocumentJob[]): Promise<void> {
+  for (let i = 0; i < jobs.length; i += 100) await env.DOCUMENT_JOBS.sendBatch(jobs.slice(i, i + 100).map((body) => ({ body })));
+}
+
+/** Renders one document for its tenant; a failure is recorded on the document, not thrown. */
+export async function renderJob(env: Env, job: DocumentJob): Promise<'rendered' | 'failed' | 'gone'> {
+  const db = createDb(env.DB);
+  const tenant = await db.select().from(tenants).where(eq(tenants.id, job.tenantId)).get();
+  if (!tenant) return 'gone';
+  const ctx = createServiceContext({ env, db, tenant });
+  try {
+    await ensureRendered(ctx, job.invoiceId);
+    return 'rendered';
+  } catch (err) {
+    logError({ job: 'render', tenantId: job.tenantId, invoiceId: job.invoiceId }, err);
+    await db
+      .update(invoices)
+      .set({ renderAttempts: sql`${invoices.renderAttempts} + 1`, renderError: safeErrorMessage(err).slice(0, 500) })
+      .where(and(eq(invoices.tenantId, job.tenantId), eq(invoices.id, job.invoiceId)));
+    return 'failed';
+  }
+}
+
+/** The documents queue's consumer: every message is acknowledged; failures wait for the sweeper. */
+export async function consumeDocumentJobs(batch: MessageBatch<DocumentJob>, env: Env): Promise<void> {
+  for (const message of batch.messages) {
+    if (typeof message.body?.tenantId === 'string' && typeof message.body.invoiceId === 'string') await renderJob(env, message.body);
+    message.ack();
+  }
+}
+
+/**
+ * Sends jobs again for finalized documents that still have no file. One whose job is merely still
+ * queued is rendered twice at worst, which stores nothing twice.
+ */
+export async function sweepUnrendered(env: Env, limit = 200): Promise<number> {
+  const db = createDb(env.DB);
+  const due = await db
+    .select({ tenantId: invoices.tenantId, invoiceId: invoices.id })
+    .from(invoices)
+    .where(and(isNull(invoices.fileId), isNotNull(invoices.finalizationDate), lt(invoices.renderAttempts, MAX_RENDER_ATTEMPTS)))
+    .orderBy(asc(invoices.finalizationDate))
+    .limit(limit);
+  await requestRendering(env, due);
+  return due.length;
+}

@@ -1,0 +1,58 @@
+import { z } from '@hono/zod-openapi';
+import { and, eq } from 'drizzle-orm';
+import { media } from '../../db/schema';
+import { ApiError } from '../../http/errors';
+import type { DocumentSettingsResource } from '../../schemas/documents';
+import type { ServiceContext } from '../context';
+import { sha256Bytes, storeFile } from './media';
+import { loadDocumentSettings, renderDocumentSettings, writeDocumentSettings } from './settings';
+
+// The letterhead logo: PNG or JPEG (what a PDF embeds as it is), stored in R2.
+
+/** Large enough for a print-quality logo, small enough to embed in every document. */
+export const MAX_LOGO_BYTES = 512 * 1024;
+
+const SIGNATURES: Record<'image/png' | 'image/jpeg', number[]> = { 'image/png': [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'image/jpeg': [0xff, 0xd8, 0xff] };
+
+export const LogoUploadSchema = z
+  .strictObject({
+    mimeType: z.enum(['image/png', 'image/jpeg']),
+    content: z
+      .string()
+      .min(4)
+      .max(Math.ceil(MAX_LOGO_BYTES / 3) * 4)
+      .regex(/^[A-Za-z0-9+/]+={0,2}$/, { message: 'Must be base64.' })
+      .openapi({ description: `The image, base64-encoded; at most ${MAX_LOGO_BYTES / 1024} KiB decoded.` }),
+  })
+  .openapi('LogoUpload');
+
+function decodeBase64(text: string): Uint8Array | null {
+  try {
+    return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+  } catch {
+    return null;
+  }
+}
+
+export async function uploadLogo(ctx: ServiceContext, input: z.output<typeof LogoUploadSchema>): Promise<DocumentSettingsResource> {
+  const bytes = decodeBase64(input.content);
+  if (!bytes) throw ApiError.violation('content', 'Must be base64.', 'invalid_base64');
+  if (!SIGNATURES[input.mimeType].every((b, i) => bytes[i] === b)) throw ApiError.violation('content', `The content is not a ${input.mimeType === 'image/png' ? 'PNG' : 'JPEG'} image.`, 'invalid_image');
+  const current = await loadDocumentSettings(ctx.db, ctx.tenant.id);
+  const ext = input.mimeType === 'image/png' ? 'png' : 'jpg';
+  // Keyed by content: a logo in use by rendered documents is never overwritten by the next one.
+  const key = `${ctx.tenant.id}/logos/${await sha256Bytes(bytes)}.${ext}`;
+  const row = await storeFile(ctx, { ownerType: 'tenant', ownerId: ctx.tenant.id, purpose: 'logo', key, bytes, mimeType: input.mimeType, fileExtension: ext, fileName: `logo.${ext}` });
+  const replace = [
+    ctx.db.delete(media).where(and(eq(media.tenantId, ctx.tenant.id), eq(media.ownerType, 'tenant'), eq(media.ownerId, ctx.tenant.id), eq(media.purpose, 'logo'))),
+    ctx.db.insert(media).values(row),
+  ];
+  return renderDocumentSettings(ctx, await writeDocumentSettings(ctx, current, { logoMediaId: row.id }, replace));
+}
+
+export async function deleteLogo(ctx: ServiceContext): Promise<DocumentSettingsResource> {
+  const current = await loadDocumentSettings(ctx.db, ctx.tenant.id);
+  if (!current.logoMediaId) return renderDocumentSettings(ctx, current);
+  const remove = ctx.db.delete(media).where(and(eq(media.tenantId, ctx.tenant.id), eq(media.id, current.logoMediaId)));
+  return renderDocumentSettings(ctx, await writeDocumentSettings(ctx, current, { logoMediaId: null }, [remove]));
+}

@@ -1,0 +1,268 @@
+import { and, eq } from 'drizzle-orm';
+import { currencyScale, Dec, formatDecimal, fromMinorUnits } from '../../billing/money';
+import { localDay } from '../../billing/periods';
+import { invoices, media, paymentMethods, subscriptions, tenants } from '../../db/schema';
+import type { DocumentKind, DocumentLanguage, DocumentLine, DocumentModel, DocumentTypeCode, LineGroup, PaymentInstructions, VatBreakdown, VatCategory } from '../../documents/model';
+import type { ServiceContext } from '../context';
+import type { InvoiceAggregate, PositionRow } from '../invoices/render';
+import { loadDocumentSettings, type DocumentSettingsRow } from './settings';
+import { DEFAULT_EXEMPTION, DEFAULT_TEXTS, fillIn, legalNote, PAYMENT_TEXTS, PREVIEW_TITLES, VATEX } from './texts';
+
+// The document model of a stored invoice (or of a draft or an estimate, as a preview): what the
+// PDF and the e-invoice show (src/documents/model.ts). Reads what the invoice row does not hold
+// (settings, logo, the original's number, the subscription's number, the payment method) and
+// maps amounts from minor units, signed as the document type states them.
+
+const KIND: Record<string, DocumentKind> = {
+  TYPE_INVOICE: 'invoice',
+  TYPE_CREDIT: 'credit_note',
+  TYPE_CANCEL: 'cancellation',
+  TYPE_REFUND: 'refund',
+  TYPE_REMINDER: 'reminder',
+  TYPE_DUNNING: 'dunning',
+};
+
+/**
+ * UNTDID 1001 per document type (docs/decisions.md, Documents): a credit note or refund states
+ * positive amounts as a credit (381); a cancellation reverses its invoice as a corrected invoice
+ * with negative amounts (384).
+ */
+const TYPE_CODE: Record<DocumentKind, DocumentTypeCode> = { invoice: '380', credit_note: '381', refund: '381', cancellation: '384', reminder: '380', dunning: '380' };
+
+/** UN/ECE Recommendation 20 codes for the unit names tenants commonly use; anything else is "one". */
+const UNIT_CODES: Record<string, string> = {
+  hour: 'HUR', hours: 'HUR', stunde: 'HUR', stunden: 'HUR', h: 'HUR',
+  day: 'DAY', days: 'DAY', tag: 'DAY', tage: 'DAY',
+  month: 'MON', months: 'MON', monat: 'MON', monate: 'MON',
+  year: 'ANN', years: 'ANN', jahr: 'ANN', jahre: 'ANN',
+  minute: 'MIN', minutes: 'MIN', minuten: 'MIN',
+  gb: 'E34', gigabyte: 'E34', mb: '4L', megabyte: '4L', tb: 'E35', terabyte: 'E35',
+  kwh: 'KWH', km: 'KMT', kg: 'KGM',
+};
+
+export interface ModelOptions {
+  /** A draft or an estimate: no number, marked as preview. */
+  preview: boolean;
+}
+
+/** Reads what the model needs beyond the aggregate; one round trip. */
+async function loadContext(ctx: ServiceContext, agg: InvoiceAggregate) {
+  const r = agg.row;
+  const t = ctx.tenant.id;
+  const [tenantRows, originals, subs, methods] = await ctx.db.batch([
+    ctx.db.select({ name: tenants.name, countryCode: tenants.countryCode }).from(tenants).where(eq(tenants.id, t)),
+    ctx.db.select({ number: invoices.number, finalizationDate: invoices.finalizationDate }).from(invoices).where(and(eq(invoices.tenantId, t), eq(invoices.id, r.referencedInvoiceId ?? ''))),
+    ctx.db.select({ number: subscriptions.number }).from(subscriptions).where(and(eq(subscriptions.tenantId, t), eq(subscriptions.id, r.subscriptionId ?? ''))),
+    ctx.db.select({ type: paymentMethods.type }).from(paymentMethods).where(and(eq(paymentMethods.tenantId, t), eq(paymentMethods.id, r.paymentMethodId ?? ''))),
+  ]);
+  const settings = await loadDocumentSettings(ctx.db, t);
+  let logo: DocumentModel['logo'] = null;
+  if (settings.logoMediaId) {
+    const m = await ctx.db.select().from(media).where(and(eq(media.tenantId, t), eq(media.id, settings.logoMediaId))).get();
+    const object = m ? await ctx.env.DOCUMENTS.get(m.storageFileName) : null;
+    if (m && object) logo = { bytes: new Uint8Array(await object.arrayBuffer()), mimeType: m.mimeType === 'image/jpeg' ? 'image/jpeg' : 'image/png' };
+  }
+  return { tenant: tenantRows[0]!, original: originals[0] ?? null, subscriptionNumber: subs[0]?.number ?? null, paymentMethodType: methods[0]?.type ?? null, settings, logo };
+}
+
+export async function documentModel(ctx: ServiceContext, agg: InvoiceAggregate, options: ModelOptions): Promise<DocumentModel> {
+  const { row: r, customer: c } = agg;
+  const loaded = await loadContext(ctx, agg);
+  const { settings, tenant } = loaded;
+  const kind = KIND[r.type] ?? 'invoice';
+  const typeCode = TYPE_CODE[kind];
+  const language: DocumentLanguage = c.language === 'en' ? 'en' : 'de';
+  const currency = r.currencyCode;
+  const scale = currencyScale(currency);
+  // A credit note states its (stored negative) amounts as positive credits.
+  const sign = typeCode === '381' ? -1 : 1;
+  const amount = (minor: number) => formatDecimal(fromMinorUnits(minor * sign || 0, currency), scale);
+  const tz = c.timeZone;
+  const day = (iso: string | null) => (iso ? localDay(new Date(iso), tz) : null);
+  // Periods are half-open: a period ending at local midnight ends on the day before.
+  const lastDay = (iso: string | null) => {
+    if (!iso) return null;
+    const end = new Date(iso);
+    const before = new Date(end.getTime() - 1);
+    return localDay(end, tz) === localDay(before, tz) ? localDay(end, tz) : localDay(before, tz);
+  };
+  const period = (from: string | null, to: string | null) => {
+    const a = day(from);
+    const b = lastDay(to);
+    return a && b && b >= a ? { from: a, to: b } : null;
+  };
+
+  const { groups, lines } = documentLines(agg.positions, { currency, scale, sign, language, period });
+  const vat = vatBreakdown(r.taxBreakdown ?? [], lines, agg.positions, { currency, scale, sign, language });
+  const legalNotes = [...new Set(agg.positions.filter((p) => p.kind !== 'header' && p.taxNote).map((p) => legalNote(p.taxNote!, language)))];
+  const number = options.preview ? null : r.number;
+  const original = loaded.original;
+  const texts = settings.texts[language]?.[kind === 'refund' ? 'refund' : kind] ?? null;
+  const defaults = DEFAULT_TEXTS[language][kind] ?? DEFAULT_TEXTS[language].invoice!;
+  const sellerName = settings.seller.name ?? tenant.name;
+  const values = { number, originalNumber: original?.number ?? null, seller: sellerName };
+  const title = options.preview ? PREVIEW_TITLES[language][kind] : fillIn(r.title ?? texts?.title ?? defaults.title, values);
+  const gross = r.grossAmount * sign;
+  const paid = r.paidAmount * sign;
+  const address = (r.invoiceAddress ?? {}) as Record<string, string | null | undefined>;
+  const person = [address.firstName, address.lastName].filter(Boolean).join(' ') || [c.firstName, c.lastName].filter(Boolean).join(' ') || null;
+  const company = address.companyName ?? c.companyName ?? null;
+  const issueDate = day(r.finalizationDate ?? ctx.now.toISOString())!;
+  const dueDate = gross - paid > 0 ? day(r.dueDate) : null;
+  const leitwegId = r.eInvoiceType === 'xrechnung' ? r.leitwegId : null;
+
+  return {
+    kind,
+    typeCode,
+    number,
+    preview: options.preview,
+    language,
+    currency,
+    issueDate,
+    dueDate,
+    title,
+    introduction: r.introduction ?? fillIn(texts?.introduction ?? defaults.introduction, values),
+    closing: r.closing ?? fillIn(texts?.closing ?? defaults.closing, values),
+    buyerReference: leitwegId ?? c.customerNumber,
+    orderReference: null,
+    contractReference: loaded.subscriptionNumber,
+    precedingInvoice: original?.number ? { number: original.number, issueDate: day(original.finalizationDate) } : null,
+    servicePeriod: period(r.serviceDateFrom, r.serviceDateTo),
+    seller: {
+      name: sellerName,
+      tradingName: settings.seller.tradingName,
+      address: { line1: settings.seller.street, line2: settings.seller.addition, postcode: settings.seller.zip, city: settings.seller.city, countryCode: tenant.countryCode },
+      vatId: settings.seller.vatId,
+      taxNumber: settings.seller.taxNumber,
+      registration: settings.seller.registration,
+      legalInfo: settings.seller.legalInfo,
+      contact: { name: settings.seller.contactName, email: settings.seller.email, phone: settings.seller.phone },
+      website: settings.seller.website,
+    },
+    logo: loaded.logo,
+    buyer: {
+      name: company ?? person ?? c.email,
+      contactName: company ? person : null,
+      address: {
+        line1: [address.street, address.houseNumber].filter(Boolean).join(' ') || null,
+        line2: address.addition || null,
+        postcode: address.zip ?? null,
+        city: address.city ?? null,
+        countryCode: address.countryCode ?? c.countryCode,
+      },
+      vatId: address.vatId ?? c.vatId,
+      email: c.email,
+      customerNumber: c.customerNumber,
+    },
+    groups,
+    lines,
+    vat,
+    totals: {
+      lineNet: amount(r.netAmount),
+      discount: formatDecimal(fromMinorUnits(Math.abs(r.discountAmount), currency), scale),
+      net: amount(r.netAmount),
+      tax: amount(r.taxAmount),
+      gross: amount(r.grossAmount),
+      paid: amount(r.paidAmount),
+      due: amount(r.grossAmount - r.paidAmount),
+    },
+    payment: kind === 'invoice' ? paymentInstructions(settings, loaded.paymentMethodType, language, number, dueDate) : null,
+    legalNotes,
+    exchangeRates: (r.exchangeRates ?? []).map((x) => ({
+      from: String(x.sourceCurrencyCode),
+      to: String(x.destinationCurrencyCode),
+      rate: String(x.exchangeRate),
+      date: String(x.exchangeRateDate ?? issueDate),
+      source: language === 'de' ? 'Referenzkurs der Europäischen Zentralbank' : 'European Central Bank reference rate',
+    })),
+    notes: [],
+  };
+}
+
+interface LineContext {
+  currency: string;
+  scale: number;
+  sign: number;
+  language: DocumentLanguage;
+  period: (from: string | null, to: string | null) => { from: string; to: string } | null;
+}
+
+/** Lines of the document: headers become groups, every other position a line (sign normalised). */
+export function documentLines(positions: readonly PositionRow[], x: LineContext): { groups: LineGroup[]; lines: DocumentLine[] } {
+  const parents = new Set(positions.map((p) => p.parentId).filter((id): id is string => id !== null));
+  const groups: LineGroup[] = positions.filter((p) => parents.has(p.id)).map((p) => ({ id: p.id, name: p.name, description: p.description }));
+  const money = (minor: number) => formatDecimal(fromMinorUnits(minor * x.sign || 0, x.currency), x.scale);
+  const lines: DocumentLine[] = [];
+  for (const p of positions) {
+    // A header carries no amount; a parent with an amount of its own is also a line.
+    if (p.kind === 'header' || (parents.has(p.id) && p.netAmount === 0 && p.discountAmount === 0)) continue;
+    let quantity = new Dec(p.quantity).times(x.sign);
+    let unitPrice = new Dec(p.unitPrice);
+    // EN16931 prices are never negative (BR-27): a negative price moves its sign to the quantity.
+    if (unitPrice.isNegative()) {
+      unitPrice = unitPrice.negated();
+      quantity = quantity.negated();
+    }
+    const discount = p.discountAmount;
+    const net = p.netAmount;
+    lines.push({
+      id: p.id,
+      number: lines.length + 1,
+      groupId: p.parentId,
+      name: p.name,
+      description: p.description,
+      quantity: quantity.toString(),
+      unitCode: UNIT_CODES[(p.unit?.name ?? '').trim().toLowerCase()] ?? 'C62',
+      unitName: p.unit?.name ?? null,
+      unitPrice: unitPrice.toString(),
+      grossNet: money(net + discount),
+      allowance: discount === 0 ? null : { amount: money(discount), percentage: p.discountPercentage ?? null, reason: x.language === 'de' ? 'Rabatt' : 'Discount' },
+      net: money(net),
+      vatCategory: p.taxCategory as VatCategory,
+      vatRate: new Dec(p.taxRate).toString(),
+      period: x.period(p.serviceFrom, p.serviceTo),
+      sellerItemId: p.productId,
+    });
+  }
+  return { groups, lines };
+}
+
+type StoredTax = { rate: string; category: string; taxableAmount: string; taxAmount: string };
+
+/** The stored breakdown (major units, signed as stored) of the categories the lines use. */
+function vatBreakdown(stored: readonly StoredTax[], lines: readonly DocumentLine[], positions: readonly PositionRow[], x: Omit<LineContext, 'period'>): VatBreakdown[] {
+  const used = new Set(lines.map((l) => `${l.vatCategory} ${l.vatRate}`));
+  return stored
+    .filter((t) => used.has(`${t.category} ${new Dec(t.rate).toString()}`))
+    .map((t) => {
+      const category = t.category as VatCategory;
+      const note = positions.find((p) => p.kind !== 'header' && p.taxCategory === category && p.taxNote)?.taxNote ?? DEFAULT_EXEMPTION[category] ?? null;
+      return {
+        category,
+        rate: new Dec(t.rate).toString(),
+        taxable: formatDecimal(new Dec(t.taxableAmount).times(x.sign), x.scale),
+        tax: formatDecimal(new Dec(t.taxAmount).times(x.sign), x.scale),
+        exemptionReason: category === 'S' || category === 'Z' ? null : note && legalNote(note, x.language),
+        exemptionCode: VATEX[category] ?? null,
+      };
+    });
+}
+
+/** How the customer pays, by the payment method the invoice names (transfer when none). */
+function paymentInstructions(settings: DocumentSettingsRow, methodType: string | null, language: DocumentLanguage, number: string | null, dueDate: string | null): PaymentInstructions {
+  const t = PAYMENT_TEXTS[language];
+  const due = dueDate ? (language === 'de' ? dueDate.split('-').reverse().join('.') : dueDate) : null;
+  const type = (methodType ?? 'bank_transfer').toLowerCase();
+  const base = { remittance: number, creditTransfer: null, directDebit: null };
+  if (type.includes('sepa') || type.includes('debit')) return { ...base, meansCode: '59', meansText: t.directDebit, terms: t.debited };
+  if (type.includes('card')) return { ...base, meansCode: '54', meansText: t.card, terms: t.charged };
+  if (type.includes('paypal') || type.includes('online')) return { ...base, meansCode: '68', meansText: t.online, terms: t.charged };
+  const account = settings.bankAccount;
+  return {
+    ...base,
+    meansCode: account ? '58' : '1',
+    meansText: account ? t.transfer : t.other,
+    creditTransfer: account ? { iban: account.iban, bic: account.bic, accountName: account.accountName ?? settings.seller.name, bankName: account.bankName } : null,
+    terms: due ? t.payableBy(due) : null,
+  };
+}

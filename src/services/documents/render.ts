@@ -1,0 +1,107 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import { isGuardFailure, requirePreviousChange, runBatch } from '../../db/client';
+import { invoices, media } from '../../db/schema';
+import { pdfAssets } from '../../documents/assets';
+import { ciiXml } from '../../documents/cii';
+import type { DocumentModel, EInvoiceType } from '../../documents/model';
+import { renderPdf } from '../../documents/pdf/render';
+import { ublXml } from '../../documents/ubl';
+import { insertEvent } from '../../events/outbox';
+import { ApiError } from '../../http/errors';
+import type { ServiceContext } from '../context';
+import { loadInvoice, renderLoaded } from '../invoices/read';
+import type { InvoiceAggregate } from '../invoices/render';
+import { storeFile, type MediaRow } from './media';
+import { documentModel } from './model';
+
+// Rendering a finalized document into its files: the PDF a person reads and the EN16931 XML a
+// machine reads, stored once in R2 and never replaced (docs/decisions.md, Documents).
+
+export interface RenderedDocument {
+  pdf: Uint8Array;
+  xml: { text: string; fileSuffix: string } | null;
+}
+
+/** Document kinds that are invoices in the EN16931 sense and get an e-invoice. */
+const E_INVOICE_KINDS = new Set(['invoice', 'credit_note', 'cancellation', 'refund']);
+
+/** The files of a document model: which XML, and whether the PDF carries it (ZUGFeRD). */
+export async function renderDocument(model: DocumentModel, eInvoiceType: EInvoiceType | null): Promise<RenderedDocument> {
+  if (model.preview || !eInvoiceType || !E_INVOICE_KINDS.has(model.kind)) return { pdf: await renderPdf(model, pdfAssets), xml: null };
+  switch (eInvoiceType) {
+    case 'zugferd': {
+      const text = ciiXml(model, 'en16931');
+      return { pdf: await renderPdf(model, pdfAssets, { facturX: { xml: text } }), xml: { text, fileSuffix: '' } };
+    }
+    case 'xrechnung':
+      return { pdf: await renderPdf(model, pdfAssets), xml: { text: ciiXml(model, 'xrechnung'), fileSuffix: '-xrechnung' } };
+    case 'cii':
+      return { pdf: await renderPdf(model, pdfAssets), xml: { text: ciiXml(model, 'en16931'), fileSuffix: '' } };
+    case 'ubl':
+      return { pdf: await renderPdf(model, pdfAssets), xml: { text: ublXml(model, 'en16931'), fileSuffix: '-ubl' } };
+  }
+}
+
+export interface DocumentFiles {
+  file: MediaRow;
+  xml: MediaRow | null;
+}
+
+async function storedFiles(ctx: ServiceContext, agg: InvoiceAggregate): Promise<DocumentFiles | null> {
+  if (!agg.row.fileId) return null;
+  const rows = await ctx.db.select().from(media).where(and(eq(media.tenantId, ctx.tenant.id), eq(media.ownerType, 'invoice'), eq(media.ownerId, agg.row.id)));
+  const file = rows.find((m) => m.id === agg.row.fileId);
+  if (!file) throw new Error(`The file ${agg.row.fileId} of invoice ${agg.row.id} is missing.`);
+  return { file, xml: rows.find((m) => m.id === agg.row.xmlFileId) ?? null };
+}
+
+/**
+ * The document's files, rendering and storing them first if that has not happened yet. Safe to
+ * run twice at once: the files land under the same keys, and only the first record of them counts.
+ */
+export async function ensureRendered(ctx: ServiceContext, invoiceId: string, known?: InvoiceAggregate): Promise<DocumentFiles> {
+  const agg = known ?? (await loadInvoice(ctx, invoiceId));
+  if (agg.row.status === 'STATUS_DRAFT' || !agg.row.number) throw ApiError.conflict('Drafts have no document yet; use GET /invoices/{id}/preview.', 'invalid-transition');
+  const stored = await storedFiles(ctx, agg);
+  if (stored) return stored;
+  const model = await documentModel(ctx, agg, { preview: false });
+  const rendered = await renderDocument(model, agg.row.eInvoiceType);
+  const base = `${ctx.tenant.id}/invoices/${agg.row.id}/${agg.row.number}`;
+  const file = await storeFile(ctx, { ownerType: 'invoice', ownerId: agg.row.id, purpose: 'pdf', key: `${base}.pdf`, bytes: rendered.pdf, mimeType: 'application/pdf', fileExtension: 'pdf', fileName: `${agg.row.number}.pdf` });
+  const xml = rendered.xml
+    ? await storeFile(ctx, {
+        ownerType: 'invoice',
+        ownerId: agg.row.id,
+        purpose: 'xml',
+        key: `${base}${rendered.xml.fileSuffix}.xml`,
+        bytes: new TextEncoder().encode(rendered.xml.text),
+        mimeType: 'application/xml',
+        fileExtension: 'xml',
+        fileName: `${agg.row.number}${rendered.xml.fileSuffix}.xml`,
+      })
+    : null;
+  const after = renderLoaded({ ...agg, row: { ...agg.row, fileId: file.id, xmlFileId: xml?.id ?? null, renderError: null }, media: [file, ...(xml ? [xml] : [])] });
+  // Files belong to the document, not to a change of it: updatedAt stays, so a client's next
+  // guarded write is not refused because a render finished in between.
+  const statements: BatchItem<'sqlite'>[] = [
+    ctx.db
+      .update(invoices)
+      .set({ fileId: file.id, xmlFileId: xml?.id ?? null, renderError: null })
+      .where(and(eq(invoices.tenantId, ctx.tenant.id), eq(invoices.id, agg.row.id), isNull(invoices.fileId))),
+    requirePreviousChange(ctx.db),
+    ctx.db.insert(media).values(file),
+    ...(xml ? [ctx.db.insert(media).values(xml)] : []),
+    insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: 'invoice.updated', resourceId: agg.row.id, data: after, now: ctx.now }),
+  ];
+  try {
+    await runBatch(ctx.db, statements);
+  } catch (err) {
+    // Another render stored the files first: its records are the document's.
+    if (!isGuardFailure(err)) throw err;
+    const again = await storedFiles(ctx, await loadInvoice(ctx, invoiceId));
+    if (!again) throw err;
+    return again;
+  }
+  return { file, xml };
+}
