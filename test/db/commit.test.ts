@@ -186,13 +186,13 @@ describe('the guarded write path: customers, subscriptions, invoices', () => {
     const { commitInvoiceChange } = await import('../../src/services/invoices/write');
     const ctx = await workerContext(t);
     const before = await loadInvoice(ctx, invoice.id);
-    // A cache column written without the guard (as the document key is) between read and write.
-    await env.DB.prepare('UPDATE invoices SET document_key = ? WHERE id = ?').bind('kept', invoice.id).run();
+    // A column written without the guard (as a failed render records its error) between read and write.
+    await env.DB.prepare('UPDATE invoices SET render_error = ? WHERE id = ?').bind('kept', invoice.id).run();
     await commitInvoiceChange(ctx, before, { internalNote: 'First' }, ['invoice.updated']);
     await expect(commitInvoiceChange(ctx, before, { internalNote: 'Second' }, ['invoice.updated'])).rejects.toMatchObject(concurrentUpdate);
-    const [row] = await query<{ internal_note: string; document_key: string }>('SELECT internal_note, document_key FROM invoices WHERE id = ?', invoice.id);
-    // Only the columns that changed are written, so the document key set meanwhile survives.
-    expect(row).toEqual({ internal_note: 'First', document_key: 'kept' });
+    const [row] = await query<{ internal_note: string; render_error: string }>('SELECT internal_note, render_error FROM invoices WHERE id = ?', invoice.id);
+    // Only the columns that changed are written, so the render error set meanwhile survives.
+    expect(row).toEqual({ internal_note: 'First', render_error: 'kept' });
     expect((await eventsOf(t, invoice.id)).map((e) => e.type)).toEqual(['invoice.created', 'invoice.updated']);
   });
 

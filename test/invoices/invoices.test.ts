@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, violations } from '../support/api';
+import { api, download, violations } from '../support/api';
+import { pdfText } from '../support/oracles';
 import { createCustomer, createTenant, keyWith } from '../support/builders';
 import { draft, finalized, line } from './builders';
 
@@ -297,11 +298,12 @@ describe('other operations', () => {
     const link = await api(`/invoices/${inv.id}/download-link?secondsValid=60`, { method: 'PUT', token: t.key });
     expect(link.status).toBe(200);
     const url = new URL(link.body.url);
-    const doc = await api(`${url.pathname}${url.search}`);
+    const doc = await download(`${url.pathname}${url.search}`);
     expect(doc.status).toBe(200);
-    expect(doc.body.number).toBe(inv.number);
+    expect(doc.headers.get('Content-Type')).toBe('application/pdf');
+    expect(await pdfText(doc.bytes)).toContain(inv.number);
     const tampered = url.search.replace(/signature=[0-9a-f]/, (m) => (m.endsWith('0') ? m.slice(0, -1) + '1' : m.slice(0, -1) + '0'));
-    expect((await api(`${url.pathname}${tampered}`)).status).toBe(404);
+    expect((await download(`${url.pathname}${tampered}`)).status).toBe(403);
     const draftInv = await draft(t, c.id, [line('1')]);
     expect((await api(`/invoices/${draftInv.id}/download-link`, { method: 'PUT', token: t.key })).status).toBe(409);
   });
