@@ -18,6 +18,12 @@ export interface Env {
   /** Chunks of 25 subscriptions a background billing run works per invocation (default 40). */
   BILLING_RUN_CHUNKS_PER_INVOCATION?: string;
   REFRESH_TOKEN_TTL_SECONDS?: string;
+  /**
+   * `queue` (default): a finalized document is rendered by a job on the documents queue.
+   * `on_demand`: only when its files are first asked for (a download link, a resend); for
+   * bulk imports, and for the benchmark that compares billing with and without rendering.
+   */
+  DOCUMENT_RENDERING?: string;
 }
 
 /** A queue message: one webhook delivery to attempt. */

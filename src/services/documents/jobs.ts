@@ -16,7 +16,11 @@ export const DOCUMENT_JOBS_QUEUE = 'edge-billing-documents';
 /** Renders tried per document before the sweeper leaves it to an on-demand render (a download). */
 export const MAX_RENDER_ATTEMPTS = 5;
 
+/** Whether finalized documents are rendered in the background (Env.DOCUMENT_RENDERING). */
+export const rendersInBackground = (env: Env) => env.DOCUMENT_RENDERING !== 'on_demand';
+
 export async function requestRendering(env: Env, jobs: readonly DocumentJob[]): Promise<void> {
+  if (!rendersInBackground(env)) return;
   for (let i = 0; i < jobs.length; i += 100) await env.DOCUMENT_JOBS.sendBatch(jobs.slice(i, i + 100).map((body) => ({ body })));
 }
 
@@ -52,6 +56,7 @@ export async function consumeDocumentJobs(batch: MessageBatch<DocumentJob>, env:
  * queued is rendered twice at worst, which stores nothing twice.
  */
 export async function sweepUnrendered(env: Env, limit = 200): Promise<number> {
+  if (!rendersInBackground(env)) return 0;
   const db = createDb(env.DB);
   const due = await db
     .select({ tenantId: invoices.tenantId, invoiceId: invoices.id })
