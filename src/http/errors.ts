@@ -19,6 +19,7 @@ const TITLES: Record<number, string> = {
   422: 'Unprocessable Content',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
+  503: 'Service Unavailable',
 };
 
 /** The one error type of the API; rendered as RFC 9457 problem+json by `renderProblem`. */

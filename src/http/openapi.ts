@@ -8,7 +8,8 @@ import { idempotency } from './idempotency';
 import { runInRequestScope } from './request-scope';
 import { ProblemSchema } from '../schemas/problems';
 
-const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: ProblemSchema } } });
+/** A problem+json answer; routes declare the ones beyond ERROR_RESPONSES they can give. */
+export const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: ProblemSchema } } });
 
 const ERROR_RESPONSES = {
   400: problem('Malformed JSON or query parameters'),

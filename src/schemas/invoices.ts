@@ -90,7 +90,7 @@ export const InvoiceSchema = z
     xmlFile: MediaSchema.nullable().openapi({ description: 'The EN16931 e-invoice XML; null without an eInvoiceType or until rendered.' }),
     eInvoiceType: EInvoiceTypeSchema.nullable().openapi({ description: "Fixed at finalization: the customer's, else the tenant's default." }),
     leitwegId: z.string().nullable().openapi({ description: 'Only with eInvoiceType xrechnung.' }),
-    usageBreakdownUrl: z.string().nullable().openapi({ description: 'Relative to the API: the usage behind the metered positions (JSON; .csv for CSV). Public and unguessable.' }),
+    usageBreakdownUrl: z.string().nullable().openapi({ description: 'Relative to the API: the usage behind the metered positions (JSON; `?format=csv` for CSV). Public and unguessable.' }),
     cancellationDocument: z.object({ id: z.string(), number: z.string().nullable() }).nullable(),
     updatedAt: z.string(),
   })

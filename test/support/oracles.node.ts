@@ -89,9 +89,25 @@ export function pdfAttachments(pdf: Uint8Array): Promise<Record<string, string>>
   });
 }
 
+/** The images a PDF places (poppler's pdfimages -list): page, size, colour and encoding of each. */
+export function pdfImages(pdf: Uint8Array): Promise<{ page: number; type: string; width: number; height: number; color: string; enc: string }[]> {
+  return withPdf(pdf, async (file) => {
+    const { stdout } = await run('pdfimages', ['-list', file]);
+    // Two header lines, then: page num type width height color comp bpc enc interp object ID …
+    return stdout
+      .split('\n')
+      .slice(2)
+      .filter((l) => l.trim())
+      .map((l) => {
+        const [page, , type, width, height, color, , , enc] = l.trim().split(/\s+/);
+        return { page: Number(page), type: type!, width: Number(width), height: Number(height), color: color!, enc: enc! };
+      });
+  });
+}
+
 /**
  * The ORACLES service binding's handler: POST /einvoice {documents}, POST /pdf/text, /pdf/info and
- * /pdf/attachments with the PDF as the body. Answers JSON.
+ * /pdf/attachments, /pdf/images with the PDF as the body. Answers JSON.
  */
 export async function oracleService(request: Request): Promise<Response> {
   const path = new URL(request.url).pathname;
@@ -104,6 +120,7 @@ export async function oracleService(request: Request): Promise<Response> {
     if (path === '/pdf/text') return Response.json({ text: await pdfText(pdf) });
     if (path === '/pdf/info') return Response.json(await pdfInfo(pdf));
     if (path === '/pdf/attachments') return Response.json(await pdfAttachments(pdf));
+    if (path === '/pdf/images') return Response.json(await pdfImages(pdf));
     return new Response('not found', { status: 404 });
   } catch (err) {
     return new Response(String(err instanceof Error ? err.message : err), { status: 500 });

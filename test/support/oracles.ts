@@ -17,3 +17,5 @@ export const pdfText = async (pdf: Uint8Array) => (await ask<{ text: string }>('
 export const pdfInfo = (pdf: Uint8Array) => ask<Record<string, string>>('/pdf/info', pdf, 'application/pdf');
 /** Embedded files by name, as pdfdetach saves them. */
 export const pdfAttachments = (pdf: Uint8Array) => ask<Record<string, string>>('/pdf/attachments', pdf, 'application/pdf');
+/** The images a PDF places, as pdfimages -list shows them. */
+export const pdfImages = (pdf: Uint8Array) => ask<{ page: number; type: string; width: number; height: number; color: string; enc: string }[]>('/pdf/images', pdf, 'application/pdf');

@@ -1,8 +1,9 @@
 import { z } from '@hono/zod-openapi';
 import { serviceContext } from '../../http/context';
-import { createRouter, defineRoute, jsonResponse } from '../../http/openapi';
+import { createRouter, defineRoute, jsonResponse, problem } from '../../http/openapi';
 import { DownloadLinkSchema, InvoiceSchema } from '../../schemas/invoices';
 import { downloadLink, openSignedFile } from '../../services/documents/links';
+import { contentDisposition } from '../../services/documents/media';
 import { resendInvoice } from '../../services/invoices/sending';
 import { usageBreakdown, usageBreakdownCsv, UsageBreakdownSchema } from '../../services/documents/usage-breakdown';
 import { customerScope, params } from './requests';
@@ -10,6 +11,9 @@ import { customerScope, params } from './requests';
 // The stored document: sending it, and signed links to download its PDF and e-invoice.
 
 const tags = ['Invoices'];
+
+/** A render on demand that failed: recorded, and tried again in the background. */
+const renderFailed = problem('The document could not be rendered yet (Retry-After); it is tried again in the background');
 
 export const invoiceDocumentRoutes = createRouter();
 
@@ -23,7 +27,7 @@ invoiceDocumentRoutes.openapi(
     summary: 'Send the document to the customer again',
     description: 'Through the mail interface, with the PDF and the e-invoice XML attached; records lastSentAt.',
     request: { params },
-    responses: { 200: jsonResponse(InvoiceSchema, 'The document') },
+    responses: { 200: jsonResponse(InvoiceSchema, 'The document'), 503: renderFailed },
   }),
   async (c) => c.json(await resendInvoice(serviceContext(c), c.req.valid('param').id), 200),
 );
@@ -36,7 +40,7 @@ invoiceDocumentRoutes.openapi(
     tags,
     summary: 'Send the document to the customer again (as PUT)',
     request: { params },
-    responses: { 200: jsonResponse(InvoiceSchema, 'The document') },
+    responses: { 200: jsonResponse(InvoiceSchema, 'The document'), 503: renderFailed },
   }),
   async (c) => c.json(await resendInvoice(serviceContext(c), c.req.valid('param').id), 200),
 );
@@ -51,7 +55,7 @@ invoiceDocumentRoutes.openapi(
     summary: "Signed, expiring links to the document's PDF and e-invoice XML",
     description: 'Renders the files first if the render job has not run yet. 409 for a draft (see GET /invoices/{id}/preview).',
     request: { params, query: z.object({ secondsValid: z.string().regex(/^\d{1,6}$/).transform(Number).pipe(z.number().int().min(10).max(604_800)).optional() }) },
-    responses: { 200: jsonResponse(DownloadLinkSchema, 'The links') },
+    responses: { 200: jsonResponse(DownloadLinkSchema, 'The links'), 503: renderFailed },
   }),
   async (c) => c.json(await downloadLink(serviceContext(c), c.req.valid('param').id, new URL(c.req.url).origin, c.req.valid('query').secondsValid ?? 3600, customerScope(c)), 200),
 );
@@ -66,8 +70,9 @@ invoiceDocumentRoutes.openapi(
     description: '403 when the signature is missing, does not match or has expired.',
     request: {
       params: z.object({ fileId: z.string().min(1).max(64).openapi({ param: { name: 'fileId', in: 'path' } }) }),
-      // Any malformed link is refused as a bad signature (403), not as a validation error.
-      query: z.object({ expires: z.string().max(20).optional(), signature: z.string().max(200).optional() }),
+      // Any malformed link is refused as a bad signature (403), not as a validation error, so no
+      // bounds here: the check takes an expiry of up to 12 digits and compares the signature whole.
+      query: z.object({ expires: z.string().optional(), signature: z.string().optional() }),
     },
     responses: { 200: { description: 'The file (application/pdf or application/xml), as an attachment' } },
   }),
@@ -78,7 +83,7 @@ invoiceDocumentRoutes.openapi(
       headers: {
         'Content-Type': file.media.mimeType,
         'Content-Length': String(file.object.size),
-        'Content-Disposition': `attachment; filename="${file.media.fileName.replace(/["\\\r\n]/g, '_')}"`,
+        'Content-Disposition': contentDisposition('attachment', file.media.fileName),
         'Cache-Control': 'private, no-store',
         'X-Content-Type-Options': 'nosniff',
       },
@@ -109,6 +114,6 @@ invoiceDocumentRoutes.openapi(
     const breakdown = await usageBreakdown(c.env, c.req.valid('param').token);
     c.header('Cache-Control', 'private, no-store');
     if (c.req.valid('query').format !== 'csv') return c.json(breakdown, 200);
-    return c.body(usageBreakdownCsv(breakdown), 200, { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="usage-${breakdown.document.number ?? 'document'}.csv"` });
+    return c.body(usageBreakdownCsv(breakdown), 200, { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': contentDisposition('attachment', `usage-${breakdown.document.number ?? 'document'}.csv`) });
   },
 );

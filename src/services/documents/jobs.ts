@@ -1,10 +1,10 @@
-import { and, asc, eq, isNotNull, isNull, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, isNotNull, isNull, lt } from 'drizzle-orm';
 import { createDb } from '../../db/client';
 import { invoices, tenants } from '../../db/schema';
 import type { DocumentJob, Env } from '../../env';
-import { logError, safeErrorMessage } from '../../lib/log';
 import { createServiceContext } from '../context';
-import { ensureRendered } from './render';
+import { ApiError } from '../../http/errors';
+import { ensureRendered, recordRenderFailure, RENDER_FAILED } from './render';
 
 // Render jobs: after finalization a message per document on the documents queue; the consumer
 // renders and stores the files. A message lost between the finalization and the send, or a render
@@ -34,11 +34,10 @@ export async function renderJob(env: Env, job: DocumentJob): Promise<'rendered' 
     await ensureRendered(ctx, job.invoiceId);
     return 'rendered';
   } catch (err) {
-    logError({ job: 'render', tenantId: job.tenantId, invoiceId: job.invoiceId }, err);
-    await db
-      .update(invoices)
-      .set({ renderAttempts: sql`${invoices.renderAttempts} + 1`, renderError: safeErrorMessage(err).slice(0, 500) })
-      .where(and(eq(invoices.tenantId, job.tenantId), eq(invoices.id, job.invoiceId)));
+    // A failed render is recorded on the document by ensureRendered; anything else (the document
+    // could not even be read) is counted here, so the sweeper gives up on it too.
+    if (err instanceof ApiError && err.type === RENDER_FAILED) return 'failed';
+    await recordRenderFailure(db, job.tenantId, job.invoiceId, err);
     return 'failed';
   }
 }

@@ -26,6 +26,8 @@ async function signedUrl(ctx: ServiceContext, origin: string, m: MediaRow, expir
 /** Signed, expiring links to the document's PDF and XML, rendering them first if needed. */
 export async function downloadLink(ctx: ServiceContext, id: string, origin: string, secondsValid: number, customerScope?: string): Promise<DownloadLink> {
   const agg = await loadInvoice(ctx, id, customerScope);
+  // A customer sees its finalized documents only, as on GET /invoices/{id}.
+  if (customerScope && agg.row.status === 'STATUS_DRAFT') throw ApiError.notFound('Invoice');
   const files = await ensureRendered(ctx, id, agg);
   // Links expire on the wall clock, where they are checked, not on a tenant's test clock.
   const expires = Math.floor(systemNow().getTime() / 1000) + secondsValid;

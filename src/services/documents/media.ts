@@ -22,6 +22,32 @@ export function renderMedia(m: MediaRow): MediaResource {
   };
 }
 
+/**
+ * A file name that stays one name when saved: a document number may hold `/` (its format allows
+ * it) and a customer number anything, so path separators and control characters become `_`.
+ */
+export function safeFileName(name: string): string {
+  return name.replace(/[/\\\u0000-\u001f\u007f]/g, '_');
+}
+
+/**
+ * A Content-Disposition header for a name of any characters (RFC 6266): an ASCII fallback for old
+ * clients and the exact name percent-encoded (RFC 8187). A header value holds Latin-1 only, and a
+ * quote in the plain form would end the name early.
+ */
+export function contentDisposition(type: 'attachment' | 'inline', name: string): string {
+  const safe = safeFileName(name);
+  const ascii = safe.replace(/[^A-Za-z0-9._-]/g, '_');
+  let exact: string;
+  try {
+    exact = encodeURIComponent(safe).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  } catch {
+    // A lone surrogate cannot be encoded; the ASCII form is still a name.
+    exact = ascii;
+  }
+  return `${type}; filename="${ascii}"; filename*=UTF-8''${exact}`;
+}
+
 export async function sha256Bytes(bytes: Uint8Array): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', bytes);
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
@@ -43,10 +69,19 @@ export interface NewFile {
  * document, normally the same bytes: rendering is deterministic) and returns the Media row to insert.
  */
 export async function storeFile(ctx: ServiceContext, f: NewFile): Promise<MediaRow> {
+  // What is stored stays, and the record describes what is stored. The put is conditional: two
+  // renders at once both find no object, and the second must not replace what the first wrote
+  // (its bytes may differ when the settings changed in between).
   const existing = await ctx.env.DOCUMENTS.get(f.key);
-  // What is stored stays, and the record describes what is stored.
-  const bytes = existing ? new Uint8Array(await existing.arrayBuffer()) : f.bytes;
-  if (!existing) await ctx.env.DOCUMENTS.put(f.key, f.bytes, { httpMetadata: { contentType: f.mimeType } });
+  let bytes = existing ? new Uint8Array(await existing.arrayBuffer()) : f.bytes;
+  if (!existing) {
+    const written = await ctx.env.DOCUMENTS.put(f.key, f.bytes, { httpMetadata: { contentType: f.mimeType }, onlyIf: new Headers({ 'If-None-Match': '*' }) });
+    if (!written) {
+      const first = await ctx.env.DOCUMENTS.get(f.key);
+      if (!first) throw new Error(`The file ${f.key} was neither written nor found.`);
+      bytes = new Uint8Array(await first.arrayBuffer());
+    }
+  }
   return {
     id: newId(),
     tenantId: ctx.tenant.id,

@@ -1,6 +1,7 @@
 import type { ServiceContext } from '../context';
 import type { InvoiceAggregate } from '../invoices/render';
 import { documentModel } from './model';
+import { contentDisposition } from './media';
 import { renderDocument } from './render';
 
 // PDFs of what is not a document yet (a draft, an estimate) or as a document would look now:
@@ -17,6 +18,6 @@ export function wantsPdf(accept: string | undefined): boolean {
 
 export function pdfResponse(pdf: Uint8Array, fileName: string): Response {
   return new Response(pdf, {
-    headers: { 'Content-Type': 'application/pdf', 'Content-Disposition': `inline; filename="${fileName}"`, 'Cache-Control': 'private, no-store' },
+    headers: { 'Content-Type': 'application/pdf', 'Content-Disposition': contentDisposition('inline', fileName), 'Cache-Control': 'private, no-store' },
   });
 }

@@ -1,6 +1,6 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { isGuardFailure, requirePreviousChange, runBatch } from '../../db/client';
+import { isGuardFailure, requirePreviousChange, runBatch, type Db } from '../../db/client';
 import { invoices, media } from '../../db/schema';
 import { pdfAssets } from '../../documents/assets';
 import { ciiXml } from '../../documents/cii';
@@ -9,10 +9,11 @@ import { renderPdf } from '../../documents/pdf/render';
 import { ublXml } from '../../documents/ubl';
 import { insertEvent } from '../../events/outbox';
 import { ApiError } from '../../http/errors';
+import { logError, safeErrorMessage } from '../../lib/log';
 import type { ServiceContext } from '../context';
 import { loadInvoice, renderLoaded } from '../invoices/read';
 import type { InvoiceAggregate } from '../invoices/render';
-import { storeFile, type MediaRow } from './media';
+import { safeFileName, storeFile, type MediaRow } from './media';
 import { documentModel } from './model';
 
 // Rendering a finalized document into its files: the PDF a person reads and the EN16931 XML a
@@ -65,10 +66,33 @@ export async function ensureRendered(ctx: ServiceContext, invoiceId: string, kno
   if (agg.row.status === 'STATUS_DRAFT' || !agg.row.number) throw ApiError.conflict('Drafts have no document yet; use GET /invoices/{id}/preview.', 'invalid-transition');
   const stored = await storedFiles(ctx, agg);
   if (stored) return stored;
+  try {
+    return await renderAndStore(ctx, agg);
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    // Recorded on the document for the sweeper, whoever asked (the job or a download).
+    await recordRenderFailure(ctx.db, ctx.tenant.id, agg.row.id, err);
+    throw new ApiError(503, RENDER_FAILED, 'The document could not be rendered yet; it is tried again in the background.', undefined, { 'Retry-After': '900' });
+  }
+}
+
+/** Counts a failed render on the document (the sweeper stops after MAX_RENDER_ATTEMPTS). */
+export async function recordRenderFailure(db: Db, tenantId: string, invoiceId: string, err: unknown): Promise<void> {
+  logError({ job: 'render', tenantId, invoiceId }, err);
+  await db
+    .update(invoices)
+    .set({ renderAttempts: sql`${invoices.renderAttempts} + 1`, renderError: safeErrorMessage(err).slice(0, 500) })
+    .where(and(eq(invoices.tenantId, tenantId), eq(invoices.id, invoiceId)));
+}
+
+/** The problem type of a render that failed (and was recorded on the document). */
+export const RENDER_FAILED = 'document-unavailable';
+
+async function renderAndStore(ctx: ServiceContext, agg: InvoiceAggregate): Promise<DocumentFiles> {
   const model = await documentModel(ctx, agg, { preview: false });
   const rendered = await renderDocument(model, agg.row.eInvoiceType);
   const base = `${ctx.tenant.id}/invoices/${agg.row.id}/${agg.row.number}`;
-  const file = await storeFile(ctx, { ownerType: 'invoice', ownerId: agg.row.id, purpose: 'pdf', key: `${base}.pdf`, bytes: rendered.pdf, mimeType: 'application/pdf', fileExtension: 'pdf', fileName: `${agg.row.number}.pdf` });
+  const file = await storeFile(ctx, { ownerType: 'invoice', ownerId: agg.row.id, purpose: 'pdf', key: `${base}.pdf`, bytes: rendered.pdf, mimeType: 'application/pdf', fileExtension: 'pdf', fileName: safeFileName(`${agg.row.number}.pdf`) });
   const xml = rendered.xml
     ? await storeFile(ctx, {
         ownerType: 'invoice',
@@ -78,7 +102,7 @@ export async function ensureRendered(ctx: ServiceContext, invoiceId: string, kno
         bytes: new TextEncoder().encode(rendered.xml.text),
         mimeType: 'application/xml',
         fileExtension: 'xml',
-        fileName: `${agg.row.number}${rendered.xml.fileSuffix}.xml`,
+        fileName: safeFileName(`${agg.row.number}${rendered.xml.fileSuffix}.xml`),
       })
     : null;
   const after = renderLoaded({ ...agg, row: { ...agg.row, fileId: file.id, xmlFileId: xml?.id ?? null, renderError: null }, media: [file, ...(xml ? [xml] : [])] });
@@ -99,7 +123,7 @@ export async function ensureRendered(ctx: ServiceContext, invoiceId: string, kno
   } catch (err) {
     // Another render stored the files first: its records are the document's.
     if (!isGuardFailure(err)) throw err;
-    const again = await storedFiles(ctx, await loadInvoice(ctx, invoiceId));
+    const again = await storedFiles(ctx, await loadInvoice(ctx, agg.row.id));
     if (!again) throw err;
     return again;
   }

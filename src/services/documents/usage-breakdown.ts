@@ -40,8 +40,9 @@ export async function usageBreakdown(env: Env, token: string): Promise<UsageBrea
   let left = MAX_BREAKDOWN_EVENTS;
   const out: UsageBreakdown['positions'] = [];
   for (const p of positions) {
+    // At `left` 0 one event is still asked for: whether there is one decides `truncated`.
     const events =
-      p.subscriptionItemId && p.serviceFrom && p.serviceTo && left > 0
+      p.subscriptionItemId && p.serviceFrom && p.serviceTo && left >= 0
         ? await db
             .select({ eventId: usageEvents.eventId, measurement: measurements.code, measuredAt: usageEvents.measuredAt, quantity: usageEvents.quantity })
             .from(usageEvents)

@@ -18,5 +18,8 @@ export async function resendInvoice(ctx: ServiceContext, id: string) {
   const files = await ensureRendered(ctx, id, before);
   const attachments = [files.file, ...(files.xml ? [files.xml] : [])].map((m) => ({ key: m.storageFileName, fileName: m.fileName, mimeType: m.mimeType }));
   await ctx.mailer.send({ tenantId: ctx.tenant.id, to, subject: `${before.row.number}`, body: `Your document ${before.row.number} is attached.`, attachments });
-  return commitInvoiceChange(ctx, before, { lastSentAt: ctx.now.toISOString() }, ['invoice.updated']);
+  // The document as it is now, with the files just rendered (rendering keeps updatedAt, so the
+  // guard still holds); the answer and the event show what the mail carries.
+  const sent = { ...before, row: { ...before.row, fileId: files.file.id, xmlFileId: files.xml?.id ?? null }, media: [files.file, ...(files.xml ? [files.xml] : [])] };
+  return commitInvoiceChange(ctx, sent, { lastSentAt: ctx.now.toISOString() }, ['invoice.updated']);
 }
