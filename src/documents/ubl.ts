@@ -71,9 +71,12 @@ export function ublXml(doc: DocumentModel, profile: UblProfile): string {
   buyerParty(root, doc.buyer, withVatIds);
 
   // BR-IC-12: an intra-community supply names the country delivered to; the model has no delivery
-  // address, and for the services we bill it is the buyer's.
+  // address, and for the services we bill it is the buyer's. BR-IC-11 wants a delivery date or an
+  // invoicing period: without a period, the issue date stands in (as in the CII writer).
   if (doc.lines.some((l) => l.vatCategory === 'K')) {
-    postalAddress(root.ele('cac:Delivery').ele('cac:DeliveryLocation'), 'cac:Address', doc.buyer.address);
+    const delivery = root.ele('cac:Delivery');
+    if (!doc.servicePeriod) delivery.ele('cbc:ActualDeliveryDate').txt(doc.issueDate);
+    postalAddress(delivery.ele('cac:DeliveryLocation'), 'cac:Address', doc.buyer.address);
   }
 
   const creditNoteDue = credit ? doc.dueDate : null;

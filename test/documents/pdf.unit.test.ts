@@ -273,6 +273,30 @@ describe('renderPdf', () => {
     await expectTidy(pdf);
   });
 
+  it('keeps a short closing on one page: the greeting never stays behind without its signature', async () => {
+    // Around eleven lines the closing reaches the foot of the first page (checked against the
+    // renderer without the rule: there the greeting stayed alone on page 1).
+    const closing = 'Mit freundlichen Grüßen\nIhr Team von\nBeispiel Software GmbH';
+    for (let n = 8; n <= 14; n++) {
+      const specs = Array.from({ length: n }, (_, i) => ({ name: `Position ${i + 1}`, quantity: '1', unitPrice: '10.00' }));
+      const pages = (await pdfText(await renderPdf(invoiceModel({ specs, closing }), assets))).split('\f');
+      const page = pages.find((p) => p.includes('Mit freundlichen Grüßen'));
+      expect(page, `${n} lines`).toMatch(/Mit freundlichen Grüßen\s*\n\s*Ihr Team von\s*\n\s*Beispiel Software GmbH/);
+    }
+  });
+
+  it('moves the values of the information block right when a label needs the room', async () => {
+    // "Cancellation number" is the widest label (29.4 mm of the 30 mm the column gives).
+    const doc: DocumentModel = { ...cases.cancellation!, language: 'en', title: 'Cancellation ST-0000000001' };
+    const all = await words(await renderPdf(doc, assets));
+    const label = all.find((w) => w.text === 'number' && w.page === 1)!;
+    const value = all.find((w) => w.text === 'ST-0000000001' && Math.abs(w.y1 - label.y1) < 1)!;
+    expect(value.x1 - label.x2).toBeGreaterThanOrEqual(2 * MM);
+    // The other values line up with it.
+    const date = all.find((w) => w.text === '2' && w.page === 1 && w.x1 > 140 * MM)!;
+    expect(date.x1).toBeCloseTo(value.x1, 1);
+  });
+
   it('renders the same bytes for the same model and options', async () => {
     for (const doc of [cases.plainDe19!, cases.consolidated!]) {
       expect(Buffer.from(await renderPdf(doc, assets)).equals(Buffer.from(await renderPdf(doc, assets)))).toBe(true);

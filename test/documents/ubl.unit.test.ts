@@ -25,6 +25,8 @@ const variants: Record<string, DocumentModel> = {
     },
   },
   intraCommunity: invoiceModel({ buyer: austrianBusiness, specs: [{ name: 'Hardware-Token', quantity: '3', unitPrice: '20.00', category: 'K' }] }),
+  // A direct invoice has no invoicing period: the delivery date must stand in (BR-IC-11).
+  intraCommunityUndated: invoiceModel({ buyer: austrianBusiness, servicePeriod: null, specs: [{ name: 'Hardware-Token', quantity: '3', unitPrice: '20.00', category: 'K' }] }),
   notSubjectToVat: { ...notSubject, vat: notSubject.vat.map((v) => ({ ...v, exemptionReason: 'Nicht steuerbar', exemptionCode: 'VATEX-EU-O' })) },
 };
 const all: Record<string, DocumentModel> = { ...cases, ...variants };
@@ -62,6 +64,13 @@ describe('ublXml', () => {
     const v = verdicts[`${name}-xr`]!;
     expect(v.errors, v.errors.join('\n')).toEqual([]);
     expect(v.valid).toBe(true);
+  });
+
+  it('dates an intra-community supply by its issue date when it has no invoicing period', () => {
+    const undated = render('intraCommunityUndated', 'en16931');
+    expect(texts(undated, 'cbc:ActualDeliveryDate')).toEqual([all.intraCommunityUndated!.issueDate]);
+    expect(texts(undated, 'cac:InvoicePeriod')).toEqual([]);
+    expect(texts(render('intraCommunity', 'en16931'), 'cbc:ActualDeliveryDate')).toEqual([]);
   });
 
   it('states the totals of the discounted invoice with the prepaid amount', () => {

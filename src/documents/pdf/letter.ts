@@ -139,15 +139,15 @@ export function drawFirstPageHead(canvas: Canvas, doc: DocumentModel, L: Labels,
 
   // Information block beside the window.
   const labelX = 115 * MM;
-  const valueX = 145 * MM;
-  const valueWidth = RIGHT - valueX;
   const date = (d: string) => formatDate(d, doc.language);
+  // A date wraps as a whole ("RE-1 of" / "1 January 2025"), never inside.
+  const unbrokenDate = (d: string) => date(d).replace(/ /g, '\u00a0');
   const rows: [string, string | null][] = [
     [L.numberOf[doc.kind], doc.number],
     [L.dateOf[doc.kind], date(doc.issueDate)],
     [L.dueDate, doc.dueDate && date(doc.dueDate)],
     [L.servicePeriod, doc.servicePeriod && formatPeriod(doc.servicePeriod, doc.language)],
-    [L.originalInvoice, doc.precedingInvoice && (doc.precedingInvoice.issueDate ? L.numberOfDate(doc.precedingInvoice.number, date(doc.precedingInvoice.issueDate)) : doc.precedingInvoice.number)],
+    [L.originalInvoice, doc.precedingInvoice && (doc.precedingInvoice.issueDate ? L.numberOfDate(doc.precedingInvoice.number, unbrokenDate(doc.precedingInvoice.issueDate)) : doc.precedingInvoice.number)],
     [L.customerNumber, b.customerNumber],
     [L.buyerReference, doc.buyerReference && doc.buyerReference !== b.customerNumber && doc.buyerReference !== doc.orderReference ? doc.buyerReference : null],
     [L.orderReference, doc.orderReference],
@@ -157,9 +157,12 @@ export function drawFirstPageHead(canvas: Canvas, doc: DocumentModel, L: Labels,
     [L.phone, s.contact.phone],
     [L.email, s.contact.email],
   ];
+  // The values start 145 mm from the left edge, or further right when a label needs the room.
+  const shown = rows.filter((r): r is [string, string] => !!r[1]);
+  const valueX = Math.max(145 * MM, labelX + Math.max(...shown.map(([label]) => canvas.width(label, 8))) + 2.5 * MM);
+  const valueWidth = RIGHT - valueX;
   let infoY = 50 * MM;
-  for (const [label, value] of rows) {
-    if (!value) continue;
+  for (const [label, value] of shown) {
     // A period too long for one line breaks after its dash rather than inside a date.
     const values = canvas.width(value, 8) > valueWidth && value.includes(' – ') ? value.split(' – ').map((v, i) => (i === 0 ? `${v} –` : v)) : canvas.wrap(value, valueWidth, 8);
     canvas.text(label, labelX, infoY, { size: 8, color: COLORS.muted });

@@ -165,5 +165,8 @@ export function drawPayment(canvas: Canvas, doc: DocumentModel, L: Labels): void
 export function drawClosing(canvas: Canvas, doc: DocumentModel): void {
   if (!doc.closing) return;
   canvas.y += 2 * MM;
+  // A greeting and its signature belong together: a short closing moves to the next page whole.
+  const lines = canvas.wrap(doc.closing, CONTENT_WIDTH, SIZE);
+  if (lines.length <= 6) canvas.need(lines.length * SIZE * LEADING);
   canvas.paragraph(doc.closing, { size: SIZE });
 }

@@ -1,12 +1,13 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { currencyScale, Dec, formatDecimal, fromMinorUnits } from '../../billing/money';
 import { localDay } from '../../billing/periods';
-import { invoices, media, paymentMethods, subscriptions, tenants } from '../../db/schema';
+import { invoices, media, paymentMethods, products, subscriptions, tenants } from '../../db/schema';
 import type { DocumentKind, DocumentLanguage, DocumentLine, DocumentModel, DocumentTypeCode, LineGroup, PaymentInstructions, VatBreakdown, VatCategory } from '../../documents/model';
+import { formatDate } from '../../documents/pdf/format';
 import type { ServiceContext } from '../context';
 import type { InvoiceAggregate, PositionRow } from '../invoices/render';
 import { loadDocumentSettings, type DocumentSettingsRow } from './settings';
-import { DEFAULT_EXEMPTION, DEFAULT_TEXTS, fillIn, legalNote, PAYMENT_TEXTS, PREVIEW_TITLES, VATEX } from './texts';
+import { DEFAULT_EXEMPTION, DEFAULT_TEXTS, fillIn, generatedReversalTitle, groupDescription, legalNote, PAYMENT_TEXTS, PREVIEW_TITLES, VATEX } from './texts';
 
 // The document model of a stored invoice (or of a draft or an estimate, as a preview): what the
 // PDF and the e-invoice show (src/documents/model.ts). Reads what the invoice row does not hold
@@ -49,12 +50,19 @@ export interface ModelOptions {
 async function loadContext(ctx: ServiceContext, agg: InvoiceAggregate) {
   const r = agg.row;
   const t = ctx.tenant.id;
+  const productIds = [...new Set(agg.positions.map((p) => p.productId).filter((id): id is string => !!id))];
   const [tenantRows, originals, subs, methods] = await ctx.db.batch([
     ctx.db.select({ name: tenants.name, countryCode: tenants.countryCode }).from(tenants).where(eq(tenants.id, t)),
     ctx.db.select({ number: invoices.number, finalizationDate: invoices.finalizationDate }).from(invoices).where(and(eq(invoices.tenantId, t), eq(invoices.id, r.referencedInvoiceId ?? ''))),
     ctx.db.select({ number: subscriptions.number }).from(subscriptions).where(and(eq(subscriptions.tenantId, t), eq(subscriptions.id, r.subscriptionId ?? ''))),
     ctx.db.select({ type: paymentMethods.type }).from(paymentMethods).where(and(eq(paymentMethods.tenantId, t), eq(paymentMethods.id, r.paymentMethodId ?? ''))),
   ]);
+  // D1 binds at most 100 parameters per statement.
+  const chunks: string[][] = [];
+  for (let i = 0; i < productIds.length; i += 90) chunks.push(productIds.slice(i, i + 90));
+  const productRows = (await Promise.all(chunks.map((ids) => ctx.db.select({ id: products.id, number: products.number }).from(products).where(and(eq(products.tenantId, t), inArray(products.id, ids)))))).flat();
+  // The tenant's article number is the item id a reader knows (BT-155); our product id is not.
+  const productNumbers = new Map(productRows.filter((p) => p.number).map((p) => [p.id, p.number!]));
   const settings = await loadDocumentSettings(ctx.db, t);
   let logo: DocumentModel['logo'] = null;
   if (settings.logoMediaId) {
@@ -62,7 +70,7 @@ async function loadContext(ctx: ServiceContext, agg: InvoiceAggregate) {
     const object = m ? await ctx.env.DOCUMENTS.get(m.storageFileName) : null;
     if (m && object) logo = { bytes: new Uint8Array(await object.arrayBuffer()), mimeType: m.mimeType === 'image/jpeg' ? 'image/jpeg' : 'image/png' };
   }
-  return { tenant: tenantRows[0]!, original: originals[0] ?? null, subscriptionNumber: subs[0]?.number ?? null, paymentMethodType: methods[0]?.type ?? null, settings, logo };
+  return { tenant: tenantRows[0]!, original: originals[0] ?? null, subscriptionNumber: subs[0]?.number ?? null, paymentMethodType: methods[0]?.type ?? null, productNumbers, settings, logo };
 }
 
 export async function documentModel(ctx: ServiceContext, agg: InvoiceAggregate, options: ModelOptions): Promise<DocumentModel> {
@@ -92,7 +100,7 @@ export async function documentModel(ctx: ServiceContext, agg: InvoiceAggregate, 
     return a && b && b >= a ? { from: a, to: b } : null;
   };
 
-  const { groups, lines } = documentLines(agg.positions, { currency, scale, sign, language, period });
+  const { groups, lines } = documentLines(agg.positions, { currency, scale, sign, language, period, productNumbers: loaded.productNumbers });
   const vat = vatBreakdown(r.taxBreakdown ?? [], lines, agg.positions, { currency, scale, sign, language });
   const legalNotes = [...new Set(agg.positions.filter((p) => p.kind !== 'header' && p.taxNote).map((p) => legalNote(p.taxNote!, language)))];
   const number = options.preview ? null : r.number;
@@ -101,14 +109,21 @@ export async function documentModel(ctx: ServiceContext, agg: InvoiceAggregate, 
   const defaults = DEFAULT_TEXTS[language][kind] ?? DEFAULT_TEXTS[language].invoice!;
   const sellerName = settings.seller.name ?? tenant.name;
   const values = { number, originalNumber: original?.number ?? null, seller: sellerName };
-  const title = options.preview ? PREVIEW_TITLES[language][kind] : fillIn(r.title ?? texts?.title ?? defaults.title, values);
+  // Crediting and cancelling store an English title for the API ("Credit note for RE-1: …"); the
+  // document is titled in its own language with its own number, and keeps the reason.
+  const reversal = original?.number ? generatedReversalTitle(kind, r.title, original.number, language) : null;
+  const ownTitle = reversal ? null : r.title;
+  const title = options.preview
+    ? PREVIEW_TITLES[language][kind]
+    : [fillIn(ownTitle ?? texts?.title ?? defaults.title, values), reversal?.reason].filter(Boolean).join(' – ');
   const gross = r.grossAmount * sign;
   const paid = r.paidAmount * sign;
   const address = (r.invoiceAddress ?? {}) as Record<string, string | null | undefined>;
   const person = [address.firstName, address.lastName].filter(Boolean).join(' ') || [c.firstName, c.lastName].filter(Boolean).join(' ') || null;
   const company = address.companyName ?? c.companyName ?? null;
   const issueDate = day(r.finalizationDate ?? ctx.now.toISOString())!;
-  const dueDate = gross - paid > 0 ? day(r.dueDate) : null;
+  // Only a buyer who owes something has a due date: a credit note (positive here) is owed to them.
+  const dueDate = typeCode !== '381' && gross - paid > 0 ? day(r.dueDate) : null;
   const leitwegId = r.eInvoiceType === 'xrechnung' ? r.leitwegId : null;
 
   return {
@@ -125,7 +140,8 @@ export async function documentModel(ctx: ServiceContext, agg: InvoiceAggregate, 
     closing: r.closing ?? fillIn(texts?.closing ?? defaults.closing, values),
     buyerReference: leitwegId ?? c.customerNumber,
     orderReference: null,
-    contractReference: loaded.subscriptionNumber,
+    // A consolidated invoice bills several subscriptions: no one of them is the contract (BT-12).
+    contractReference: groups.length > 1 ? null : loaded.subscriptionNumber,
     precedingInvoice: original?.number ? { number: original.number, issueDate: day(original.finalizationDate) } : null,
     servicePeriod: period(r.serviceDateFrom, r.serviceDateTo),
     seller: {
@@ -185,12 +201,14 @@ interface LineContext {
   sign: number;
   language: DocumentLanguage;
   period: (from: string | null, to: string | null) => { from: string; to: string } | null;
+  /** The tenant's article numbers by product id. */
+  productNumbers: ReadonlyMap<string, string>;
 }
 
 /** Lines of the document: headers become groups, every other position a line (sign normalised). */
 export function documentLines(positions: readonly PositionRow[], x: LineContext): { groups: LineGroup[]; lines: DocumentLine[] } {
   const parents = new Set(positions.map((p) => p.parentId).filter((id): id is string => id !== null));
-  const groups: LineGroup[] = positions.filter((p) => parents.has(p.id)).map((p) => ({ id: p.id, name: p.name, description: p.description }));
+  const groups: LineGroup[] = positions.filter((p) => parents.has(p.id)).map((p) => ({ id: p.id, name: p.name, description: p.description && groupDescription(p.description, x.language) }));
   const money = (minor: number) => formatDecimal(fromMinorUnits(minor * x.sign || 0, x.currency), x.scale);
   const lines: DocumentLine[] = [];
   for (const p of positions) {
@@ -221,7 +239,7 @@ export function documentLines(positions: readonly PositionRow[], x: LineContext)
       vatCategory: p.taxCategory as VatCategory,
       vatRate: new Dec(p.taxRate).toString(),
       period: x.period(p.serviceFrom, p.serviceTo),
-      sellerItemId: p.productId,
+      sellerItemId: p.productId ? (x.productNumbers.get(p.productId) ?? null) : null,
     });
   }
   return { groups, lines };
@@ -230,7 +248,7 @@ export function documentLines(positions: readonly PositionRow[], x: LineContext)
 type StoredTax = { rate: string; category: string; taxableAmount: string; taxAmount: string };
 
 /** The stored breakdown (major units, signed as stored) of the categories the lines use. */
-function vatBreakdown(stored: readonly StoredTax[], lines: readonly DocumentLine[], positions: readonly PositionRow[], x: Omit<LineContext, 'period'>): VatBreakdown[] {
+function vatBreakdown(stored: readonly StoredTax[], lines: readonly DocumentLine[], positions: readonly PositionRow[], x: Omit<LineContext, 'period' | 'productNumbers'>): VatBreakdown[] {
   const used = new Set(lines.map((l) => `${l.vatCategory} ${l.vatRate}`));
   return stored
     .filter((t) => used.has(`${t.category} ${new Dec(t.rate).toString()}`))
@@ -251,7 +269,7 @@ function vatBreakdown(stored: readonly StoredTax[], lines: readonly DocumentLine
 /** How the customer pays, by the payment method the invoice names (transfer when none). */
 function paymentInstructions(settings: DocumentSettingsRow, methodType: string | null, language: DocumentLanguage, number: string | null, dueDate: string | null): PaymentInstructions {
   const t = PAYMENT_TEXTS[language];
-  const due = dueDate ? (language === 'de' ? dueDate.split('-').reverse().join('.') : dueDate) : null;
+  const due = dueDate ? formatDate(dueDate, language) : null;
   const type = (methodType ?? 'bank_transfer').toLowerCase();
   const base = { remittance: number, creditTransfer: null, directDebit: null };
   if (type.includes('sepa') || type.includes('debit')) return { ...base, meansCode: '59', meansText: t.directDebit, terms: t.debited };

@@ -31,7 +31,11 @@ export function fillIn(text: string, values: Record<string, string | null>): str
   return text.replace(/\{(number|originalNumber|seller)\}/g, (whole, key: string) => values[key] ?? whole).trim();
 }
 
+/** The reason of a position the tenant marked "not subject to VAT" (O) itself; the tax engine never does. */
+const NOT_SUBJECT_TO_VAT = 'Not subject to VAT';
+
 const GERMAN_LEGAL_NOTES: Record<string, string> = {
+  [NOT_SUBJECT_TO_VAT]: 'Nicht umsatzsteuerbar',
   [LEGAL_NOTES.reverseCharge]: 'Steuerschuldnerschaft des Leistungsempfängers (Reverse Charge, Art. 196 MwStSystRL)',
   [LEGAL_NOTES.intraEuSupply]: 'Steuerfreie innergemeinschaftliche Lieferung (Art. 138 MwStSystRL)',
   [LEGAL_NOTES.exportOfServices]: 'Nicht im Inland steuerbare Leistung: Leistungsort außerhalb der EU',
@@ -44,8 +48,41 @@ export function legalNote(note: string, language: DocumentLanguage): string {
   return language === 'de' ? (GERMAN_LEGAL_NOTES[note] ?? note) : note;
 }
 
+// Texts the API writes in English into stored data, which a document shows in its own language.
+
+/** The labels of Fynn's credit reasons (CREDIT_REASONS in src/services/invoices/credits.ts). */
+const GERMAN_CREDIT_REASONS: Record<string, string> = {
+  'duplicate invoice': 'doppelte Rechnung',
+  'incorrect invoice': 'fehlerhafte Rechnung',
+  'product unsatisfactory': 'Produkt nicht zufriedenstellend',
+  'order changed': 'Auftrag geändert',
+};
+
+/**
+ * Whether `title` is the one crediting or cancelling stored (src/services/invoices/credits.ts,
+ * reversals.ts: "Credit note for RE-1: reason", "Cancellation of RE-1"), and its reason if so,
+ * in the document's language; null for any other title.
+ */
+export function generatedReversalTitle(kind: DocumentKind, title: string | null, originalNumber: string, language: DocumentLanguage): { reason: string | null } | null {
+  if (title === null) return null;
+  if (kind === 'cancellation') return title === `Cancellation of ${originalNumber}` ? { reason: null } : null;
+  if (kind !== 'credit_note') return null;
+  const prefix = `Credit note for ${originalNumber}`;
+  if (title === prefix) return { reason: null };
+  if (!title.startsWith(`${prefix}: `)) return null;
+  const reason = title.slice(prefix.length + 2).trim();
+  return { reason: language === 'de' ? (GERMAN_CREDIT_REASONS[reason] ?? reason) : reason };
+}
+
+/** A consolidated invoice's group heading as billing writes it ("Subscription S-1", "… of Acme"), in the document's language. */
+export function groupDescription(description: string, language: DocumentLanguage): string {
+  if (language === 'en') return description;
+  const m = /^Subscription (\S+)(?: of (.+))?$/s.exec(description);
+  return m ? `Abonnement ${m[1]}${m[2] ? ` von ${m[2]}` : ''}` : description;
+}
+
 /** VATEX codes (CEF exemption reason code list) for the categories whose reason is fixed by law. */
-export const VATEX: Partial<Record<VatCategory, string>> = { AE: 'VATEX-EU-AE', K: 'VATEX-EU-IC', G: 'VATEX-EU-G' };
+export const VATEX: Partial<Record<VatCategory, string>> = { AE: 'VATEX-EU-AE', K: 'VATEX-EU-IC', G: 'VATEX-EU-G', O: 'VATEX-EU-O' };
 
 /** The exemption reason of a category when no position states one. */
 export const DEFAULT_EXEMPTION: Partial<Record<VatCategory, string>> = {
@@ -53,6 +90,8 @@ export const DEFAULT_EXEMPTION: Partial<Record<VatCategory, string>> = {
   K: LEGAL_NOTES.intraEuSupply,
   G: LEGAL_NOTES.exportOfServices,
   E: LEGAL_NOTES.exempt,
+  // BR-O-10: a breakdown not subject to VAT must say so.
+  O: NOT_SUBJECT_TO_VAT,
 };
 
 export const PAYMENT_TEXTS = {
