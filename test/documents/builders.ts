@@ -47,10 +47,24 @@ export async function finalizedInvoice(t: TestTenant, customerId: string, positi
   return f.body;
 }
 
-/** A fresh tenant, a customer of it (overrides allowed) and a finalized invoice to that customer. */
+/**
+ * The letterhead of a tenant whose documents are e-invoices of every type: SETTINGS with the
+ * seller contact XRechnung asks for, and Fynn's default type.
+ */
+export const LETTERHEAD = {
+  ...SETTINGS,
+  seller: { ...SETTINGS.seller, contactName: 'Buchhaltung', phone: '+49 30 1234567' },
+  defaultEInvoiceType: 'zugferd',
+};
+
+/**
+ * A fresh tenant with LETTERHEAD, a customer of it with an address (overrides allowed) and a
+ * finalized invoice to that customer.
+ */
 export async function invoiceSetup(customer: Record<string, unknown> = {}) {
   const t = await createTenant();
-  const c = await createCustomer(t, customer);
+  await ok(put(t, '/settings/documents', LETTERHEAD));
+  const c = await createCustomer(t, { street: 'Kastanienallee', houseNumber: '7', zip: '10435', city: 'Berlin', ...customer });
   const invoice = await finalizedInvoice(t, c.id);
   return { t, c, invoice };
 }

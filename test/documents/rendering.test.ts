@@ -18,6 +18,8 @@ import {
   renderNow,
   renderSettled,
   renderState,
+  LETTERHEAD,
+  SETTINGS,
   sha256Hex,
   storedObjects,
   uploadLogo,
@@ -108,6 +110,26 @@ describe('rendering after finalization', () => {
     expect(inv.xmlFile).toBeNull();
     expect((await downloadLinks(t, inv.id)).xmlUrl).toBeNull();
     expect((await storedObjects(t, inv.id)).map((o) => o.key)).toEqual([inv.file.storageFileName]);
+  });
+
+  it('writes no e-invoice the validators would reject: a tenant without a letterhead gets a PDF and the reason', async () => {
+    const t = await createTenant();
+    const c = await createCustomer(t);
+    const invoice = await finalizedInvoice(t, c.id);
+    expect(invoice.eInvoiceType).toBe('zugferd');
+    await renderNow(t, invoice.id);
+    const inv = await ok(get(t, `/invoices/${invoice.id}`));
+    expect(inv.file.mimeType).toBe('application/pdf');
+    expect(inv.xmlFile).toBeNull();
+    const pdf = await fetchLink((await downloadLinks(t, inv.id)).url);
+    expect(await pdfAttachments(pdf.bytes)).toEqual({});
+    expect((await renderState(t, invoice.id))[0]).toMatchObject({ render_error: "No e-invoice, missing: seller's VAT id or tax number" });
+    // Once the letterhead is complete, later documents are e-invoices; this one stays as it was.
+    await ok(put(t, '/settings/documents', SETTINGS));
+    const later = await finalizedInvoice(t, c.id);
+    await renderNow(t, later.id);
+    expect((await ok(get(t, `/invoices/${later.id}`))).xmlFile.mimeType).toBe('application/xml');
+    expect((await ok(get(t, `/invoices/${invoice.id}`))).xmlFile).toBeNull();
   });
 
   it('renders credit notes and cancellations with their own numbers, each requested once', async () => {
@@ -209,6 +231,7 @@ describe('failed renders', () => {
 
   it('record their attempts and error; the sweeper sends them again below the limit only', async () => {
     const t = await createTenant();
+    await ok(put(t, '/settings/documents', LETTERHEAD));
     await corruptLogo(t);
     const c = await createCustomer(t);
     const invoice = await finalizedInvoice(t, c.id);

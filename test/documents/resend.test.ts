@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { api, countRows, eventsOf, expectProblem, put, query, type TestTenant } from '../support/api';
 import { createCustomer, createTenant, ok } from '../support/builders';
-import { draftInvoice, finalizedInvoice, IBAN, SETTINGS } from './builders';
+import { draftInvoice, finalizedInvoice, IBAN, invoiceSetup, SETTINGS } from './builders';
 
 // Sending a document again (PUT or POST /invoices/{id}/resend): the mail it queues names the PDF
 // and the XML as attachments (stored files, by key: never their bytes), rendering them first when
@@ -42,9 +42,7 @@ describe('resend', () => {
   });
 
   it('sends the same stored files each time, by PUT as Fynn does and by POST', async () => {
-    const t = await createTenant();
-    const c = await createCustomer(t);
-    const invoice = await finalizedInvoice(t, c.id);
+    const { t, c, invoice } = await invoiceSetup();
     await ok(api(`/invoices/${invoice.id}/resend`, { token: t.key, method: 'PUT' }));
     await ok(api(`/invoices/${invoice.id}/resend`, { token: t.key, method: 'POST' }));
     const [a, b] = await mails(t);

@@ -4,6 +4,7 @@ import { isGuardFailure, requirePreviousChange, runBatch, type Db } from '../../
 import { invoices, media } from '../../db/schema';
 import { pdfAssets } from '../../documents/assets';
 import { ciiXml } from '../../documents/cii';
+import { eInvoiceGaps } from '../../documents/e-invoice-gaps';
 import type { DocumentModel, EInvoiceType } from '../../documents/model';
 import { renderPdf } from '../../documents/pdf/render';
 import { ublXml } from '../../documents/ubl';
@@ -22,6 +23,8 @@ import { documentModel } from './model';
 export interface RenderedDocument {
   pdf: Uint8Array;
   xml: { text: string; fileSuffix: string } | null;
+  /** Why the document has no e-invoice although one was asked for (docs/decisions.md, Documents). */
+  eInvoiceGaps: string[];
 }
 
 /** Document kinds that are invoices in the EN16931 sense and get an e-invoice. */
@@ -29,18 +32,21 @@ const E_INVOICE_KINDS = new Set(['invoice', 'credit_note', 'cancellation', 'refu
 
 /** The files of a document model: which XML, and whether the PDF carries it (ZUGFeRD). */
 export async function renderDocument(model: DocumentModel, eInvoiceType: EInvoiceType | null): Promise<RenderedDocument> {
-  if (model.preview || !eInvoiceType || !E_INVOICE_KINDS.has(model.kind)) return { pdf: await renderPdf(model, pdfAssets), xml: null };
+  const pdfOnly = async (eInvoiceGaps: string[] = []) => ({ pdf: await renderPdf(model, pdfAssets), xml: null, eInvoiceGaps });
+  if (model.preview || !eInvoiceType || !E_INVOICE_KINDS.has(model.kind)) return pdfOnly();
+  const gaps = eInvoiceGaps(model, eInvoiceType === 'xrechnung' ? 'xrechnung' : 'en16931');
+  if (gaps.length) return pdfOnly(gaps);
   switch (eInvoiceType) {
     case 'zugferd': {
       const text = ciiXml(model, 'en16931');
-      return { pdf: await renderPdf(model, pdfAssets, { facturX: { xml: text } }), xml: { text, fileSuffix: '' } };
+      return { pdf: await renderPdf(model, pdfAssets, { facturX: { xml: text } }), xml: { text, fileSuffix: '' }, eInvoiceGaps: [] };
     }
     case 'xrechnung':
-      return { pdf: await renderPdf(model, pdfAssets), xml: { text: ciiXml(model, 'xrechnung'), fileSuffix: '-xrechnung' } };
+      return { pdf: await renderPdf(model, pdfAssets), xml: { text: ciiXml(model, 'xrechnung'), fileSuffix: '-xrechnung' }, eInvoiceGaps: [] };
     case 'cii':
-      return { pdf: await renderPdf(model, pdfAssets), xml: { text: ciiXml(model, 'en16931'), fileSuffix: '' } };
+      return { pdf: await renderPdf(model, pdfAssets), xml: { text: ciiXml(model, 'en16931'), fileSuffix: '' }, eInvoiceGaps: [] };
     case 'ubl':
-      return { pdf: await renderPdf(model, pdfAssets), xml: { text: ublXml(model, 'en16931'), fileSuffix: '-ubl' } };
+      return { pdf: await renderPdf(model, pdfAssets), xml: { text: ublXml(model, 'en16931'), fileSuffix: '-ubl' }, eInvoiceGaps: [] };
   }
 }
 
@@ -105,13 +111,16 @@ async function renderAndStore(ctx: ServiceContext, agg: InvoiceAggregate): Promi
         fileName: safeFileName(`${agg.row.number}${rendered.xml.fileSuffix}.xml`),
       })
     : null;
-  const after = renderLoaded({ ...agg, row: { ...agg.row, fileId: file.id, xmlFileId: xml?.id ?? null, renderError: null }, media: [file, ...(xml ? [xml] : [])] });
+  // A document asked to be an e-invoice that cannot be one keeps the reason where a failure would be.
+  const renderError = rendered.eInvoiceGaps.length ? `No e-invoice, missing: ${rendered.eInvoiceGaps.join('; ')}`.slice(0, 500) : null;
+  if (renderError) console.warn(JSON.stringify({ level: 'warn', job: 'render', tenantId: ctx.tenant.id, invoiceId: agg.row.id, message: renderError }));
+  const after = renderLoaded({ ...agg, row: { ...agg.row, fileId: file.id, xmlFileId: xml?.id ?? null, renderError }, media: [file, ...(xml ? [xml] : [])] });
   // Files belong to the document, not to a change of it: updatedAt stays, so a client's next
   // guarded write is not refused because a render finished in between.
   const statements: BatchItem<'sqlite'>[] = [
     ctx.db
       .update(invoices)
-      .set({ fileId: file.id, xmlFileId: xml?.id ?? null, renderError: null })
+      .set({ fileId: file.id, xmlFileId: xml?.id ?? null, renderError })
       .where(and(eq(invoices.tenantId, ctx.tenant.id), eq(invoices.id, agg.row.id), isNull(invoices.fileId))),
     requirePreviousChange(ctx.db),
     ctx.db.insert(media).values(file),
