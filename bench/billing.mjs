@@ -264,6 +264,204 @@ async function verify({ persistTo, cwd, signal, verbose }, tenantId, expected) {
   return { ...v, ok: failures.length === 0, failures };
 }
 
+/**
+ * Step 1: a test-mode tenant of its own (other sections' subscriptions must not be billed in its
+ * run), the catalogue, the test clock at T0 and ONE customer with an active subscription, all through
+ * the API: the template the copies are made of. `customer` adds fields to the template customer
+ * (every copy gets them, e.g. an address). Returns { tenantId, auth, call, customer, subscription }.
+ */
+export async function createBillingTemplate(ctx, { name = 'Bench billing', tag = ctx.runTag, customer: customerFields = {} } = {}) {
+  const { signal } = ctx;
+  const tr = await http(ctx.url, 'POST', '/admin/tenants', {
+    headers: { Authorization: `Bearer ${ctx.config.adminToken}` },
+    body: { name, countryCode: 'DE', defaultCurrency: 'EUR', timeZone: 'Europe/Berlin', mode: 'test' },
+    signal,
+  });
+  if (tr.status !== 201 || !tr.json?.tenant?.id || !tr.json?.apiKey?.key) throw new Error(`POST /admin/tenants: ${describe(tr)}`);
+  const tenantId = tr.json.tenant.id;
+  const auth = { Authorization: `Bearer ${tr.json.apiKey.key}` };
+  const call = async (method, path, body, opts = {}) => {
+    const r = await http(ctx.url, method, path, { headers: auth, body, signal, ...opts });
+    if (r.status >= 300) throw new Error(`${method} ${path}: ${describe(r)}`);
+    return r.json;
+  };
+  log(`billing: tenant ${tenantId} (${name})`);
+
+  const family = await call('POST', '/product-families', { name: 'Bench billing' });
+  const unit = await call('POST', '/units', { name: 'Seat', code: `seat-${tag}` });
+  const measurement = await call('POST', '/measurements', { unit: unit.id, code: `seats-${tag}`, aggregationType: 'last_value', type: 'recurring' });
+  const taxGroup = await call('POST', '/tax-groups', { type: 'standard' });
+  const product = await call('POST', '/catalogue/products', { name: 'Bench plan', type: 'product', productFamilies: [family.id], measurement: measurement.id, taxGroup: taxGroup.id });
+  const price = await call('POST', '/price-plans', { product: product.id, calculationType: 'flat_fee', currencyCode: 'EUR', price: { amount: PRICE }, billingInterval: '1M' });
+  await call('PUT', '/test-clock', { now: T0.toISOString() });
+  const customer = await call('POST', '/customers', {
+    email: `bench-billing-0000000@bench.test`,
+    countryCode: 'DE',
+    firstName: 'Bench',
+    lastName: 'Billing 0',
+    companyName: 'Bench Billing GmbH',
+    ...customerFields,
+  });
+  const draft = await call('POST', '/subscriptions', { customer: customer.id, items: [{ product: product.id, pricePlan: price.id }] });
+  const active = await call('PUT', `/subscriptions/${draft.id}/activate`, {});
+  if (active.status !== 'active' || active.items?.[0]?.status !== 'active') throw new Error(`activated template is ${active.status} / item ${active.items?.[0]?.status}`);
+  log(`billing: catalogue, clock ${T0.toISOString()} and template subscription ${active.id} created through the API`);
+  return { tenantId, auth, call, customer, subscription: active };
+}
+
+/**
+ * Step 2, with the dev server stopped (inside server.restart's `between`): reads the template's rows
+ * and writes N-1 copies next to them. `local` = { persistTo, cwd, signal, verbose }.
+ */
+export async function seedFromTemplate(local, template, N) {
+  const t = await readTemplate(local, { tenantId: template.tenantId, customerId: template.customer.id, subscriptionId: template.subscription.id });
+  log(
+    `billing: template subscription anchor ${t.subscription.billing_anchor}, item start ${t.item.start_date}, ` +
+      `billing start ${t.item.billing_start}; seeding ${N - 1} copies anchored at ${SEEDED_START.toISOString()}…`,
+  );
+  const seed = await seedCopies(local, t, N - 1, template.tenantId);
+  if (seed.subscriptions !== N || seed.items !== N || seed.customers !== N || seed.addresses < N || seed.emails < N) {
+    throw new Error(`seeding left ${JSON.stringify(seed)}, expected ${N} of each`);
+  }
+  return seed;
+}
+
+/**
+ * Step 3: one billing run over everything due in the template's tenant (sync: PUT /test-clock; async:
+ * POST /billing-runs and alarms), with progress polls and the workerd RSS sampled alongside.
+ * Returns { run, runMs, timeline, numbering, memory, final }; numbering.perSecond is set by the caller
+ * after the check (finishNumbering).
+ */
+export async function billingRun(ctx, { auth, N, mode, timeoutSeconds, pollMs }) {
+  const { signal } = ctx;
+  const server = ctx.server;
+  const call = async (method, path, body, opts = {}) => {
+    const r = await http(ctx.url, method, path, { headers: auth, body, signal, ...opts });
+    if (r.status >= 300) throw new Error(`${method} ${path}: ${describe(r)}`);
+    return r.json;
+  };
+  const sampler = memorySampler({ rootPid: server.pid, name: 'workerd', intervalMs: 250 });
+  await sleep(300);
+  const before = sampler.current();
+  const timeline = [];
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  const t0 = process.hrtime.bigint();
+  let finished = false;
+  let lastLog = 0;
+  // Each poll waits as long as it must: the local workerd answers no request at all (not even
+  // /health) while a billing invocation runs, so a poll is answered only between invocations (async:
+  // between alarm chunks) or after the run (sync). A sample is dated when its answer arrives.
+  const countInvoices = async (status) => {
+    const timeoutMs = Math.max(30_000, deadline - Date.now() + 60_000);
+    const r = await http(ctx.url, 'GET', `/invoices?limit=0${status ? `&status=${status}` : ''}`, { headers: auth, signal, timeoutMs });
+    if (r.status !== 200 || typeof r.json?.meta?.pagination?.totalItems !== 'number') throw new Error(`GET /invoices: ${describe(r)}`);
+    return r.json.meta.pagination.totalItems;
+  };
+  const sampleProgress = async () => {
+    const sentMs = msSince(t0);
+    const [total, unpaid, paid] = await Promise.all([countInvoices(), countInvoices('STATUS_UNPAID'), countInvoices('STATUS_PAID')]);
+    const s = { ms: msSince(t0), sentMs, total, numbered: unpaid + paid };
+    timeline.push(s);
+    return s;
+  };
+  const progress = (async () => {
+    while (!finished && !signal.aborted) {
+      try {
+        const s = await sampleProgress();
+        if (s.ms - lastLog >= 10_000 || s.ms - s.sentMs >= 5_000) {
+          lastLog = s.ms;
+          const stall = s.ms - s.sentMs >= 5_000 ? ` (answered after ${((s.ms - s.sentMs) / 1000).toFixed(1)} s)` : '';
+          log(`  ${(s.ms / 1000).toFixed(0)} s: ${s.total} invoices, ${s.numbered} numbered${stall}`);
+        }
+      } catch (err) {
+        if (signal.aborted) break;
+        log(`  progress poll failed: ${err.message}`);
+      }
+      await sleep(pollMs);
+    }
+  })();
+
+  let run;
+  try {
+    if (mode === 'sync') {
+      log(`billing: PUT /test-clock ${SYNC_CLOCK.toISOString()} (synchronous run)…`);
+      const put = () => http(ctx.url, 'PUT', '/test-clock', { headers: auth, body: { now: SYNC_CLOCK.toISOString() }, signal, timeoutMs: timeoutSeconds * 1000 });
+      // BENCH_PROFILE=<file>: a CPU profile of the Worker during the run (top functions by self time).
+      const r = process.env.BENCH_PROFILE
+        ? await (await import('./profile.mjs')).withProfile(Number(process.env.BENCH_INSPECTOR_PORT || 9339), put, process.env.BENCH_PROFILE)
+        : await put();
+      if (r.status !== 200) {
+        const reloaded = /restarted mid-request/i.test(r.text) ? ' — the Worker was reloaded mid-run (a source file changed?); BENCH_SNAPSHOT=1 serves a copy of the sources' : '';
+        throw new Error(`PUT /test-clock: ${describe(r)}${reloaded}`);
+      }
+      const runs = await call('GET', '/billing-runs?limit=10');
+      run = runs.data.find((r) => r.trigger === 'test_clock' && r.asOf === SYNC_CLOCK.toISOString());
+      if (!run) throw new Error(`no test_clock run as of ${SYNC_CLOCK.toISOString()} in ${JSON.stringify(runs.data)}`);
+    } else {
+      log('billing: POST /billing-runs (continues through alarms)…');
+      run = await call('POST', '/billing-runs', undefined, { timeoutMs: 120_000 });
+      while (run.status === 'running') {
+        if (Date.now() > deadline) throw new Error(`billing run ${run.id} still running after ${timeoutSeconds} s: ${JSON.stringify(run)}`);
+        await sleep(Math.min(1000, pollMs));
+        // Answered only between alarm invocations (see the progress polls above): wait up to the deadline.
+        run = await call('GET', `/billing-runs/${run.id}`, undefined, { timeoutMs: Math.max(30_000, deadline - Date.now()) });
+      }
+    }
+  } finally {
+    finished = true;
+  }
+  const runMs = msSince(t0);
+  await progress;
+  const final = await sampleProgress().catch(() => null);
+  const memory = sampler.stop();
+  log(`billing: run ${run.status} in ${(runMs / 1000).toFixed(1)} s: ${run.invoicesCreated} invoices, ${run.itemsBilled} items, ${run.errors} errors${run.lastError ? ` (last: ${run.lastError})` : ''}`);
+
+  // Numbering over time. finalization_date is the frozen test clock (the same on every invoice),
+  // so the window comes from the clock here: inside the run each invoice is written and numbered in
+  // one batch (TenantObject commitNumbered), so the run's end is when the last number was given
+  // (the check below confirms no draft is left). The polls add what
+  // they can see: drafts waiting for a number at any answered poll, and how long the API stood
+  // still (a poll is answered only between billing invocations, see above).
+  const numbering = {
+    allNumberedSeconds: runMs / 1000,
+    firstSeenNumberedSeconds: timeline.find((x) => x.numbered > 0)?.ms / 1000 || null,
+    maxDraftsSeen: timeline.reduce((m, x) => Math.max(m, x.total - x.numbered), 0),
+    pollsAnsweredDuringRun: timeline.filter((x) => x.ms < runMs).length,
+    pollsAnsweredMidRun: timeline.filter((x) => x.numbered > 0 && x.numbered < N).length,
+    maxApiStallSeconds: timeline.reduce((m, x) => Math.max(m, (x.ms - x.sentMs) / 1000), 0),
+    pollMs,
+    samples: timeline.length,
+  };
+  return {
+    run,
+    runMs,
+    timeline,
+    numbering,
+    final,
+    memory: {
+      samples: memory.samples,
+      rssBeforeMb: before.lastRssKb / 1024,
+      peakRssMb: memory.peakRssKb / 1024,
+      hwmMb: memory.hwmKb / 1024,
+      rssAfterMb: memory.lastRssKb / 1024,
+      processes: memory.processes.map((p) => ({ pid: p.pid, entry: p.entry, peakRssMb: p.peakRssKb / 1024, hwmMb: p.hwmKb / 1024 })),
+    },
+  };
+}
+
+/** Completes `numbering` from the check: numbered/s only when every invoice was numbered. */
+export function finishNumbering(numbering, check, N) {
+  const allNumbered = check.numbered === N && check.drafts === 0;
+  numbering.perSecond = allNumbered ? N / numbering.allNumberedSeconds : null;
+  if (!allNumbered) numbering.allNumberedSeconds = null;
+  return numbering;
+}
+
+/** The clock facts of a run, for the report. */
+export const billingClock = (mode) => ({ t0: T0.toISOString(), seededStart: SEEDED_START.toISOString(), billedAt: mode === 'sync' ? SYNC_CLOCK.toISOString() : T0.toISOString() });
+
+export { readBillingConfig, verify };
+
 export const billingSection = {
   name: 'billing',
   title: 'Billing run (due monthly subscriptions, one test-mode tenant, local D1)',
@@ -280,150 +478,19 @@ export const billingSection = {
     const N = cfg.subscriptions;
     log(`billing: ${N} subscriptions, ${cfg.mode} run, timeout ${cfg.timeoutSeconds} s`);
 
-    // A tenant of its own: other sections' subscriptions must not be billed in this run.
-    const tr = await http(ctx.url, 'POST', '/admin/tenants', {
-      headers: { Authorization: `Bearer ${ctx.config.adminToken}` },
-      body: { name: 'Bench billing', countryCode: 'DE', defaultCurrency: 'EUR', timeZone: 'Europe/Berlin', mode: 'test' },
-      signal,
-    });
-    if (tr.status !== 201 || !tr.json?.tenant?.id || !tr.json?.apiKey?.key) throw new Error(`POST /admin/tenants: ${describe(tr)}`);
-    const tenantId = tr.json.tenant.id;
-    const auth = { Authorization: `Bearer ${tr.json.apiKey.key}` };
-    const call = async (method, path, body, opts = {}) => {
-      const r = await http(ctx.url, method, path, { headers: auth, body, signal, ...opts });
-      if (r.status >= 300) throw new Error(`${method} ${path}: ${describe(r)}`);
-      return r.json;
-    };
-    log(`billing: tenant ${tenantId}`);
-
     // 1. Catalogue, clock and the template through the API.
-    const family = await call('POST', '/product-families', { name: 'Bench billing' });
-    const unit = await call('POST', '/units', { name: 'Seat', code: `seat-${ctx.runTag}` });
-    const measurement = await call('POST', '/measurements', { unit: unit.id, code: `seats-${ctx.runTag}`, aggregationType: 'last_value', type: 'recurring' });
-    const taxGroup = await call('POST', '/tax-groups', { type: 'standard' });
-    const product = await call('POST', '/catalogue/products', { name: 'Bench plan', type: 'product', productFamilies: [family.id], measurement: measurement.id, taxGroup: taxGroup.id });
-    const price = await call('POST', '/price-plans', { product: product.id, calculationType: 'flat_fee', currencyCode: 'EUR', price: { amount: PRICE }, billingInterval: '1M' });
-    await call('PUT', '/test-clock', { now: T0.toISOString() });
-    const customer = await call('POST', '/customers', {
-      email: `bench-billing-0000000@bench.test`,
-      countryCode: 'DE',
-      firstName: 'Bench',
-      lastName: 'Billing 0',
-      companyName: 'Bench Billing GmbH',
-    });
-    const draft = await call('POST', '/subscriptions', { customer: customer.id, items: [{ product: product.id, pricePlan: price.id }] });
-    const active = await call('PUT', `/subscriptions/${draft.id}/activate`, {});
-    if (active.status !== 'active' || active.items?.[0]?.status !== 'active') throw new Error(`activated template is ${active.status} / item ${active.items?.[0]?.status}`);
-    log(`billing: catalogue, clock ${T0.toISOString()} and template subscription ${active.id} created through the API`);
+    const template = await createBillingTemplate(ctx);
+    const { tenantId } = template;
 
     // 2. N-1 copies written straight into the local D1 while the dev server is stopped.
     let seed;
     await server.restart(async () => {
-      const template = await readTemplate(local, { tenantId, customerId: customer.id, subscriptionId: active.id });
-      log(
-        `billing: template subscription anchor ${template.subscription.billing_anchor}, item start ${template.item.start_date}, ` +
-          `billing start ${template.item.billing_start}; seeding ${N - 1} copies anchored at ${SEEDED_START.toISOString()}…`,
-      );
-      seed = await seedCopies(local, template, N - 1, tenantId);
+      seed = await seedFromTemplate(local, template, N);
     });
     log(`billing: seeded in ${seed.seconds.toFixed(1)} s: ${JSON.stringify(seed)}; server restarted`);
-    if (seed.subscriptions !== N || seed.items !== N || seed.customers !== N || seed.addresses < N || seed.emails < N) {
-      throw new Error(`seeding left ${JSON.stringify(seed)}, expected ${N} of each`);
-    }
 
     // 3. The run, with progress and memory sampled alongside.
-    const sampler = memorySampler({ rootPid: server.pid, name: 'workerd', intervalMs: 250 });
-    await sleep(300);
-    const before = sampler.current();
-    const timeline = [];
-    const deadline = Date.now() + cfg.timeoutSeconds * 1000;
-    const t0 = process.hrtime.bigint();
-    let finished = false;
-    let lastLog = 0;
-    // Each poll waits as long as it must: the local workerd answers no request at all (not even
-    // /health) while a billing invocation runs, so a poll is answered only between invocations (async:
-    // between alarm chunks) or after the run (sync). A sample is dated when its answer arrives.
-    const countInvoices = async (status) => {
-      const timeoutMs = Math.max(30_000, deadline - Date.now() + 60_000);
-      const r = await http(ctx.url, 'GET', `/invoices?limit=0${status ? `&status=${status}` : ''}`, { headers: auth, signal, timeoutMs });
-      if (r.status !== 200 || typeof r.json?.meta?.pagination?.totalItems !== 'number') throw new Error(`GET /invoices: ${describe(r)}`);
-      return r.json.meta.pagination.totalItems;
-    };
-    const sampleProgress = async () => {
-      const sentMs = msSince(t0);
-      const [total, unpaid, paid] = await Promise.all([countInvoices(), countInvoices('STATUS_UNPAID'), countInvoices('STATUS_PAID')]);
-      const s = { ms: msSince(t0), sentMs, total, numbered: unpaid + paid };
-      timeline.push(s);
-      return s;
-    };
-    const progress = (async () => {
-      while (!finished && !signal.aborted) {
-        try {
-          const s = await sampleProgress();
-          if (s.ms - lastLog >= 10_000 || s.ms - s.sentMs >= 5_000) {
-            lastLog = s.ms;
-            const stall = s.ms - s.sentMs >= 5_000 ? ` (answered after ${((s.ms - s.sentMs) / 1000).toFixed(1)} s)` : '';
-            log(`  ${(s.ms / 1000).toFixed(0)} s: ${s.total} invoices, ${s.numbered} numbered${stall}`);
-          }
-        } catch (err) {
-          if (signal.aborted) break;
-          log(`  progress poll failed: ${err.message}`);
-        }
-        await sleep(cfg.pollMs);
-      }
-    })();
-
-    let run;
-    try {
-      if (cfg.mode === 'sync') {
-        log(`billing: PUT /test-clock ${SYNC_CLOCK.toISOString()} (synchronous run)…`);
-        const put = () => http(ctx.url, 'PUT', '/test-clock', { headers: auth, body: { now: SYNC_CLOCK.toISOString() }, signal, timeoutMs: cfg.timeoutSeconds * 1000 });
-        // BENCH_PROFILE=<file>: a CPU profile of the Worker during the run (top functions by self time).
-        const r = process.env.BENCH_PROFILE
-          ? await (await import('./profile.mjs')).withProfile(Number(process.env.BENCH_INSPECTOR_PORT || 9339), put, process.env.BENCH_PROFILE)
-          : await put();
-        if (r.status !== 200) {
-          const reloaded = /restarted mid-request/i.test(r.text) ? ' — the Worker was reloaded mid-run (a source file changed?); BENCH_SNAPSHOT=1 serves a copy of the sources' : '';
-          throw new Error(`PUT /test-clock: ${describe(r)}${reloaded}`);
-        }
-        const runs = await call('GET', '/billing-runs?limit=10');
-        run = runs.data.find((r) => r.trigger === 'test_clock' && r.asOf === SYNC_CLOCK.toISOString());
-        if (!run) throw new Error(`no test_clock run as of ${SYNC_CLOCK.toISOString()} in ${JSON.stringify(runs.data)}`);
-      } else {
-        log('billing: POST /billing-runs (continues through alarms)…');
-        run = await call('POST', '/billing-runs', undefined, { timeoutMs: 120_000 });
-        while (run.status === 'running') {
-          if (Date.now() > deadline) throw new Error(`billing run ${run.id} still running after ${cfg.timeoutSeconds} s: ${JSON.stringify(run)}`);
-          await sleep(Math.min(1000, cfg.pollMs));
-          // Answered only between alarm invocations (see the progress polls above): wait up to the deadline.
-          run = await call('GET', `/billing-runs/${run.id}`, undefined, { timeoutMs: Math.max(30_000, deadline - Date.now()) });
-        }
-      }
-    } finally {
-      finished = true;
-    }
-    const runMs = msSince(t0);
-    await progress;
-    const final = await sampleProgress().catch(() => null);
-    const memory = sampler.stop();
-    log(`billing: run ${run.status} in ${(runMs / 1000).toFixed(1)} s: ${run.invoicesCreated} invoices, ${run.itemsBilled} items, ${run.errors} errors${run.lastError ? ` (last: ${run.lastError})` : ''}`);
-
-    // Numbering over time. finalization_date is the frozen test clock (the same on every invoice),
-    // so the window comes from the clock here: inside the run each invoice is written and numbered in
-    // one batch (TenantObject commitNumbered), so the run's end is when the last number was given
-    // (the check below confirms no draft is left). The polls add what
-    // they can see: drafts waiting for a number at any answered poll, and how long the API stood
-    // still (a poll is answered only between billing invocations, see above).
-    const numbering = {
-      allNumberedSeconds: runMs / 1000,
-      firstSeenNumberedSeconds: timeline.find((x) => x.numbered > 0)?.ms / 1000 || null,
-      maxDraftsSeen: timeline.reduce((m, x) => Math.max(m, x.total - x.numbered), 0),
-      pollsAnsweredDuringRun: timeline.filter((x) => x.ms < runMs).length,
-      pollsAnsweredMidRun: timeline.filter((x) => x.numbered > 0 && x.numbered < N).length,
-      maxApiStallSeconds: timeline.reduce((m, x) => Math.max(m, (x.ms - x.sentMs) / 1000), 0),
-      pollMs: cfg.pollMs,
-      samples: timeline.length,
-    };
+    const { run, runMs, timeline, numbering, memory, final } = await billingRun(ctx, { auth: template.auth, N, mode: cfg.mode, timeoutSeconds: cfg.timeoutSeconds, pollMs: cfg.pollMs });
 
     // 4. The check, with the server stopped again (then started for any later section).
     let check;
@@ -432,9 +499,7 @@ export const billingSection = {
       check = await verify(local, tenantId, N);
     });
     log(`billing: check ${check.ok ? 'passed' : `FAILED: ${check.failures.join('; ')}`}`);
-    const allNumbered = check.numbered === N && check.drafts === 0;
-    numbering.perSecond = allNumbered ? N / numbering.allNumberedSeconds : null;
-    if (!allNumbered) numbering.allNumberedSeconds = null;
+    finishNumbering(numbering, check, N);
 
     const result = {
       name: `${N} subscriptions, ${cfg.mode}`,
@@ -444,19 +509,12 @@ export const billingSection = {
       invoicesPerSecond: run.invoicesCreated / (runMs / 1000),
       run: { id: run.id, status: run.status, itemsBilled: run.itemsBilled, invoicesCreated: run.invoicesCreated, errors: run.errors, lastError: run.lastError },
       numbering,
-      memory: {
-        samples: memory.samples,
-        rssBeforeMb: before.lastRssKb / 1024,
-        peakRssMb: memory.peakRssKb / 1024,
-        hwmMb: memory.hwmKb / 1024,
-        rssAfterMb: memory.lastRssKb / 1024,
-        processes: memory.processes.map((p) => ({ pid: p.pid, entry: p.entry, peakRssMb: p.peakRssKb / 1024, hwmMb: p.hwmKb / 1024 })),
-      },
+      memory,
       finalProgress: final,
       check,
     };
     return {
-      setup: { seed, template: { customer: customer.id, subscription: active.id }, clock: { t0: T0.toISOString(), seededStart: SEEDED_START.toISOString(), billedAt: cfg.mode === 'sync' ? SYNC_CLOCK.toISOString() : T0.toISOString() } },
+      setup: { seed, template: { customer: template.customer.id, subscription: template.subscription.id }, clock: billingClock(cfg.mode) },
       results: [result],
       timeline,
       failed: check.ok && run.errors === 0 && run.status === 'completed' ? undefined : `billing check failed: ${[...check.failures, run.errors ? `${run.errors} run errors` : null, run.status !== 'completed' ? `run ${run.status}` : null].filter(Boolean).join('; ')}`,

@@ -478,7 +478,10 @@ function portInUse(port) {
  * returns { url, persistTo, stop(), restart(between?), pid(), logs() }. stop() is idempotent and
  * removes the temp dir unless keepState. restart(between) stops the dev server (keeping its state),
  * awaits between() — e.g. to write the local D1 database while nothing else has it open — and
- * starts it again on the same port and state. pid() is the current wrangler process id.
+ * starts it again on the same port and state; restart(between, { vars }) starts it with `vars`
+ * (e.g. { DOCUMENT_RENDERING: 'on_demand' }) over the ones given here, for this and every later
+ * start, until another restart gives other vars ({ vars: {} } goes back to the start's own).
+ * extraVars() are the vars of the last restart. pid() is the current wrangler process id.
  */
 export async function startLocalServer({
   port = 8799,
@@ -499,6 +502,7 @@ export async function startLocalServer({
   const url = `http://127.0.0.1:${port}`;
   let proc;
   let stopped = false;
+  let extraVars = {}; // restart(between, { vars }): over `vars`, for this and later starts
 
   const stop = async () => {
     if (stopped) return;
@@ -513,7 +517,7 @@ export async function startLocalServer({
     args.push('--show-interactive-dev-session=false', '--log-level', logLevel);
     // BENCH_PROFILE (bench/profile.mjs) attaches to the Worker through the inspector.
     if (process.env.BENCH_PROFILE) args.push('--inspector-port', process.env.BENCH_INSPECTOR_PORT || '9339');
-    for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`);
+    for (const [k, v] of Object.entries({ ...vars, ...extraVars })) args.push('--var', `${k}:${v}`);
     proc = await spawnWrangler(args, { verbose, cwd });
     const current = proc;
 
@@ -536,8 +540,9 @@ export async function startLocalServer({
     }
   };
 
-  const restart = async (between) => {
+  const restart = async (between, options = {}) => {
     if (stopped) throw new Error('restart: the server was stopped');
+    if (options.vars) extraVars = { ...options.vars };
     try {
       await stopChild(proc);
       proc = undefined;
@@ -563,7 +568,7 @@ export async function startLocalServer({
       });
     }
     await launch();
-    return { url, persistTo, cwd, stop, restart, pid: () => proc?.child.pid, logs: () => proc?.lines.join('\n') ?? '' };
+    return { url, persistTo, cwd, stop, restart, extraVars: () => ({ ...extraVars }), pid: () => proc?.child.pid, logs: () => proc?.lines.join('\n') ?? '' };
   } catch (err) {
     await stop();
     throw err;

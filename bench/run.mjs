@@ -22,14 +22,22 @@
 //                           made to the project meanwhile do not reload the Worker mid-benchmark
 //   BENCH_WRANGLER_LOG_LEVEL  wrangler dev --log-level (default warn: no per-request log lines)
 //   BENCH_BILLING_*         the billing section (subscriptions, mode, timeout): see bench/billing.mjs
+//   BENCH_DOCUMENTS_*       the documents section (invoices rendered, subscriptions billed with rendering on
+//                           and off, rounds, e-invoice type): see bench/documents.mjs
 //
-// Adding a section (usage ingestion, billing runs, webhook delivery, …): append an object to
+// Sections: http (endpoints vs GET /health), usage (measurement ingestion), billing (one billing run
+// over seeded subscriptions), webhooks (API latency with a slow receiver), documents (PDF + XML
+// renders per second, bytes per document, billing rate with rendering on vs off).
+//
+// Adding a section: append an object to
 // SECTIONS with { name, title, run(ctx) }. run() returns { setup?, results: [summary…], baseline? }
 // where each summary comes from ctx.measure() (or lib.summarize()). ctx gives the target URL,
 // admin token, config, the shutdown signal, and memoised shared fixtures: ctx.tenant() and
 // ctx.customers() (created on first use, reused by later sections). A section with results of
 // another shape brings its own report(out); out.failed (a message) makes the benchmark exit 1.
-// ctx.server is the local server handle (persistTo, restart(between), pid()) or undefined with BENCH_URL.
+// ctx.server is the local server handle (persistTo, restart(between, { vars }), extraVars(), pid()) or
+// undefined with BENCH_URL; billing and documents need it (they seed the local D1, and documents restarts
+// the server with other --vars).
 
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -49,6 +57,7 @@ import {
 } from './lib.mjs';
 import { billingSection } from './billing.mjs';
 import { webhookSection } from './webhooks.mjs';
+import { documentsSection } from './documents.mjs';
 
 // ---------------------------------------------------------------------------------------------
 // Configuration
@@ -265,8 +274,7 @@ const usageSection = {
   },
 };
 
-// Later: webhook delivery.
-const SECTIONS = [httpSection, usageSection, billingSection, webhookSection];
+const SECTIONS = [httpSection, usageSection, billingSection, webhookSection, documentsSection];
 
 // ---------------------------------------------------------------------------------------------
 // Report
