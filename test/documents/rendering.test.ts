@@ -1,7 +1,8 @@
 import { env } from 'cloudflare:workers';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { api, eventsOf, get, put, query, type TestTenant } from '../support/api';
-import { created, createCustomer, createTenant, ok } from '../support/builders';
+import { created, createCustomer, createTenant, ok, tick } from '../support/builders';
+import { item, local, offer, subscribe, tenantAt } from '../billing/scenario';
 import { pdfAttachments, pdfText } from '../support/oracles';
 import type { DocumentJob, Env } from '../../src/env';
 import { MAX_RENDER_ATTEMPTS, sweepUnrendered } from '../../src/services/documents/jobs';
@@ -110,6 +111,22 @@ describe('rendering after finalization', () => {
     expect(inv.xmlFile).toBeNull();
     expect((await downloadLinks(t, inv.id)).xmlUrl).toBeNull();
     expect((await storedObjects(t, inv.id)).map((o) => o.key)).toEqual([inv.file.storageFileName]);
+  });
+
+  it('renders what a billing run finalized: its documents are sent to the queue once the chunk is billed', async () => {
+    const { t, c: cat } = await tenantAt(local('2026-03-01'));
+    await ok(put(t, '/settings/documents', LETTERHEAD));
+    const pro = await offer(t, cat, 'Pro', '49.00');
+    const customers = await Promise.all([1, 2, 3].map(() => createCustomer(t, { street: 'Kastanienallee', houseNumber: '7', zip: '10435', city: 'Berlin' })));
+    for (const customer of customers) await subscribe(t, customer.id, [item(pro)]);
+    await tick(t, local('2026-04-01'));
+    const billed = (await ok(get(t, '/invoices?limit=100'))).data;
+    expect(billed.length).toBeGreaterThanOrEqual(3);
+    for (const inv of billed) {
+      const rendered = await renderedInvoice(t, inv.id);
+      expect(rendered.file.fileName).toBe(`${inv.number}.pdf`);
+      expect(rendered.xmlFile.fileName).toBe(`${inv.number}.xml`);
+    }
   });
 
   it('writes no e-invoice the validators would reject: a tenant without a letterhead gets a PDF and the reason', async () => {

@@ -19,7 +19,7 @@ export async function billSubscription(ctx: ServiceContext, subscriptionId: stri
     const composed = await composeDue(ctx, subscriptionId, asOf, runId, attempt === 0 ? preload : undefined);
     // Planning remembered it from the price plans it read (no query of its own on the hot path).
     const hasInstantUsage = await memo(ctx, `instant:${subscriptionId}`, () => subscriptionHasInstantUsage(ctx, subscriptionId));
-    if (!composed) return { invoiceId: null, lines: 0, skipped: attempt === 0 ? 'nothing_due' : 'already_billed', hasInstantUsage };
+    if (!composed) return { invoiceId: null, finalized: false, lines: 0, skipped: attempt === 0 ? 'nothing_due' : 'already_billed', hasInstantUsage };
     const result = await commitComposed(ctx, composed, asOf);
     // Another path billed part of what was planned (its batch holds one of the ledger keys): what
     // it left may still be due, so plan again rather than count the subscription as done.
@@ -63,7 +63,7 @@ export async function candidateSubscriptions(ctx: ServiceContext, afterId: strin
  * (one line, the pushed quantity priced by the item's price plan). The ledger key names the event,
  * so a push is billed exactly once however often this runs.
  */
-export async function billInstantUsage(ctx: ServiceContext, subscriptionId: string, asOf: Date, runId: string | null) {
+export async function billInstantUsage(ctx: ServiceContext, subscriptionId: string, asOf: Date, runId: string | null): Promise<InstantUsageBilled> {
   const pending = await ctx.db
     .select({ eventId: usageEvents.eventId, itemId: usageEvents.subscriptionItemId, quantity: usageEvents.quantity, measuredAt: usageEvents.measuredAt })
     .from(usageEvents)
@@ -80,7 +80,7 @@ export async function billInstantUsage(ctx: ServiceContext, subscriptionId: stri
     )
     .orderBy(asc(usageEvents.measuredAt), asc(usageEvents.eventId))
     .limit(100);
-  let invoices = 0;
+  const billed: InstantUsageBilled = { invoices: 0, finalized: [] };
   const catalogues = new Map<string, Awaited<ReturnType<typeof loadCatalogue>>>();
   for (const e of pending) {
     // A single push is its own invoice, never consolidated with a billing group. The subscription
@@ -94,7 +94,15 @@ export async function billInstantUsage(ctx: ServiceContext, subscriptionId: stri
     const price = catalogue.prices.get(item.pricePlanId);
     if (!price) continue;
     const composed = await composePlanned(ctx, [{ agg, lines: planInstantUsage(item, toPlanPrice(price), e) }], catalogue.products, runId);
-    if (composed && (await commitComposed(ctx, composed, asOf)).invoiceId) invoices++;
+    const result = composed && (await commitComposed(ctx, composed, asOf));
+    if (result && result.invoiceId) billed.invoices++;
+    if (result && result.finalized) billed.finalized.push(result.invoiceId!);
   }
-  return invoices;
+  return billed;
+}
+
+export interface InstantUsageBilled {
+  invoices: number;
+  /** Ids of the invoices finalized: their files are to be rendered. */
+  finalized: string[];
 }

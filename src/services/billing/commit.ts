@@ -10,13 +10,14 @@ import { insertRows } from '../../db/insert';
 import { appliedDiscounts, billingLedger, invoicePositions, invoices, itemChanges, subscriptionItems, subscriptions } from '../../db/schema';
 import { insertEvent } from '../../events/outbox';
 import type { ServiceContext } from '../context';
-import { requestRendering } from '../documents/jobs';
 import { finalizationRequest } from '../invoices/finalize';
 import type { Composed } from './compose';
 import { CLEARED_FAILURE } from './failures';
 
 export interface BillResult {
   invoiceId: string | null;
+  /** The invoice was finalized (not left as a draft for approval): its files are to be rendered. */
+  finalized: boolean;
   lines: number;
   skipped: 'nothing_due' | 'already_billed' | null;
   /** The subscription has instant_metered items (billed per push, see billInstantUsage). */
@@ -83,7 +84,7 @@ export async function commitComposed(ctx: ServiceContext, composed: Composed, as
     const { lines, now } = composed;
     const statements = [...ledgerStatements(ctx, lines, null, now), ...billingStateStatements(ctx, lines, now)];
     const outcome = await batchOrAlreadyBilled(() => runBatch(ctx.db, statements));
-    return outcome === 'already_billed' ? { invoiceId: null, lines: 0, skipped: 'already_billed' } : { invoiceId: null, lines: lines.length, skipped: null };
+    return outcome === 'already_billed' ? { invoiceId: null, finalized: false, lines: 0, skipped: 'already_billed' } : { invoiceId: null, finalized: false, lines: lines.length, skipped: null };
   }
   const { row, resource, positions, lines, planned, appliedCoupons, approval, now, payer } = composed;
   const invoiceId = row.id;
@@ -122,7 +123,7 @@ export async function commitComposed(ctx: ServiceContext, composed: Composed, as
     const result = await ctx.numbering.finalize(request, statements);
     if (!result.ok) throw new Error(`invoice ${invoiceId} was changed while it was being written`);
   });
-  if (outcome === 'already_billed') return { invoiceId: null, lines: 0, skipped: 'already_billed' };
-  if (!approval) await requestRendering(ctx.env, [{ tenantId: ctx.tenant.id, invoiceId }]);
-  return { invoiceId, lines: lines.length, skipped: null };
+  if (outcome === 'already_billed') return { invoiceId: null, finalized: false, lines: 0, skipped: 'already_billed' };
+  // The caller asks for the renders, one queue send per chunk rather than one per invoice.
+  return { invoiceId, finalized: !approval, lines: lines.length, skipped: null };
 }

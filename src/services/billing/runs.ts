@@ -9,6 +9,7 @@ import type { ServiceContext } from '../context';
 import type { Page } from '../../http/pagination';
 import type { BillingRunView } from '../../objects/tenant-object-api';
 import { billInstantUsage, billSubscription, candidateSubscriptions } from './bill';
+import { requestRendering } from '../documents/jobs';
 import { clearBillingFailure, recordBillingFailure } from './failures';
 import { preloadChunk } from './inputs';
 import { logError, safeErrorMessage } from '../../lib/log';
@@ -86,14 +87,20 @@ export async function continueRun(ctx: ServiceContext, run: RunRow, cursor: stri
     const asOf = new Date(run.asOf);
     // Should the chunk's read fail, each subscription reads for itself and records its own error.
     const preload = chunk.length ? await preloadChunk(ctx, chunk, asOf).catch(() => undefined) : undefined;
+    const finalized: string[] = [];
     for (const row of chunk) {
       const { id } = row;
       try {
         const result = await billSubscription(ctx, id, asOf, run.id, preload);
         items += result.lines;
         if (result.invoiceId) invoices++;
+        if (result.finalized) finalized.push(result.invoiceId!);
         // Pushes of instant usage that were not billed when they arrived.
-        if (result.hasInstantUsage) invoices += await billInstantUsage(ctx, id, asOf, run.id);
+        if (result.hasInstantUsage) {
+          const instant = await billInstantUsage(ctx, id, asOf, run.id);
+          invoices += instant.invoices;
+          finalized.push(...instant.finalized);
+        }
         // Billed, or nothing due: a failure recorded earlier is over (the invoice's batch cleared it too).
         if (!result.invoiceId) await clearBillingFailure(ctx, row);
       } catch (err) {
@@ -103,6 +110,8 @@ export async function continueRun(ctx: ServiceContext, run: RunRow, cursor: stri
         await recordBillingFailure(ctx, row, err, run.id, asOf).catch((e) => logError({ job: 'billing', subscriptionId: id }, e));
       }
     }
+    // One send for the chunk's documents; one that fails is left to the render sweeper.
+    await requestRendering(ctx.env, finalized.map((invoiceId) => ({ tenantId: ctx.tenant.id, invoiceId }))).catch((err) => logError({ job: 'render-request', tenantId: ctx.tenant.id }, err));
     next = chunk.length < RUN_CHUNK ? null : chunk[chunk.length - 1]!.id;
   }
   await ctx.db

@@ -1,4 +1,5 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
+import { tenantRowsById } from '../../db/client';
 import { currencyScale, Dec, formatDecimal, fromMinorUnits } from '../../billing/money';
 import { localDay } from '../../billing/periods';
 import { invoices, media, paymentMethods, products, subscriptions, tenants } from '../../db/schema';
@@ -51,16 +52,13 @@ async function loadContext(ctx: ServiceContext, agg: InvoiceAggregate) {
   const r = agg.row;
   const t = ctx.tenant.id;
   const productIds = [...new Set(agg.positions.map((p) => p.productId).filter((id): id is string => !!id))];
-  const [tenantRows, originals, subs, methods] = await ctx.db.batch([
+  const [tenantRows, originals, subs, methods, productRows] = await ctx.db.batch([
     ctx.db.select({ name: tenants.name, countryCode: tenants.countryCode }).from(tenants).where(eq(tenants.id, t)),
     ctx.db.select({ number: invoices.number, finalizationDate: invoices.finalizationDate }).from(invoices).where(and(eq(invoices.tenantId, t), eq(invoices.id, r.referencedInvoiceId ?? ''))),
     ctx.db.select({ number: subscriptions.number }).from(subscriptions).where(and(eq(subscriptions.tenantId, t), eq(subscriptions.id, r.subscriptionId ?? ''))),
     ctx.db.select({ type: paymentMethods.type }).from(paymentMethods).where(and(eq(paymentMethods.tenantId, t), eq(paymentMethods.id, r.paymentMethodId ?? ''))),
+    ctx.db.select({ id: products.id, number: products.number }).from(products).where(tenantRowsById(products, t, productIds)),
   ]);
-  // D1 binds at most 100 parameters per statement.
-  const chunks: string[][] = [];
-  for (let i = 0; i < productIds.length; i += 90) chunks.push(productIds.slice(i, i + 90));
-  const productRows = (await Promise.all(chunks.map((ids) => ctx.db.select({ id: products.id, number: products.number }).from(products).where(and(eq(products.tenantId, t), inArray(products.id, ids)))))).flat();
   // The tenant's article number is the item id a reader knows (BT-155); our product id is not.
   const productNumbers = new Map(productRows.filter((p) => p.number).map((p) => [p.id, p.number!]));
   const settings = await loadDocumentSettings(ctx.db, t);

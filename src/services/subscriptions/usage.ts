@@ -5,6 +5,7 @@ import { Dec, toDecimalString } from '../../billing/money';
 import { billingGroupStepOptions, periodAt } from '../../billing/periods';
 import { fetchPage } from '../../db/paging';
 import { billInstantUsage } from '../billing/bill';
+import { requestRendering } from '../documents/jobs';
 import { billingGroups, customers, measurements, products, subscriptionItems, subscriptions, usageEvents, pricePlans } from '../../db/schema';
 import { tenantRowsById } from '../../db/client';
 import { insertRows } from '../../db/insert';
@@ -148,11 +149,13 @@ export async function ingestUsage(ctx: ServiceContext, events: UsageEventInput[]
   // instant_metered usage is billed at once, each push on its own invoice. The events are stored
   // whatever happens to that: a push that cannot be billed now is left to the next run, which
   // shows why on the subscription (lastBillingError).
+  const finalized: string[] = [];
   for (const subscriptionId of instant) {
-    await billInstantUsage(ctx, subscriptionId, ctx.now, null).catch((err) =>
-      logError({ job: 'instant-usage', subscriptionId }, err),
-    );
+    await billInstantUsage(ctx, subscriptionId, ctx.now, null)
+      .then((billed) => finalized.push(...billed.finalized))
+      .catch((err) => logError({ job: 'instant-usage', subscriptionId }, err));
   }
+  await requestRendering(ctx.env, finalized.map((invoiceId) => ({ tenantId: ctx.tenant.id, invoiceId }))).catch((err) => logError({ job: 'render-request', tenantId: ctx.tenant.id }, err));
   return { received: events.length, accepted, duplicates: rows.length - accepted, rejected };
 }
 
