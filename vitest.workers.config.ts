@@ -19,6 +19,8 @@ export default defineProject({
           FAKE_VIES_UNREGISTERED: 'DE811907980',
           // One chunk (25 subscriptions) per invocation, so a test sees a run continue through alarms.
           BILLING_RUN_CHUNKS_PER_INVOCATION: '1',
+          // A billing run's documents render at once, so a test sees them without waiting a minute.
+          BILLING_RENDER_DELAY_SECONDS: '0',
         },
       },
     })),

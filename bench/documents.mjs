@@ -711,8 +711,8 @@ export const documentsSection = {
           `(${sm.on.workerdMsPerInvoice.toFixed(2)} vs ${sm.off.workerdMsPerInvoice.toFixed(2)} CPU ms per billed invoice; ${change(bl.cpuSlowdown)})\n`,
       );
       w(
-        `  (locally the documents queue's consumer runs in the same workerd as the billing Durable Object, so renders during the run take its CPU; ` +
-          `with rendering on, billing also sends one render job per invoice)\n`,
+        `  (locally the documents queue's consumer runs in the same workerd as the billing Durable Object, so renders during the run would take its CPU; ` +
+          `with rendering on, billing sends one delayed batch of render jobs per chunk: BILLING_RENDER_DELAY_SECONDS)\n`,
       );
       const busy = disturbedRuns(res);
       if (busy.length) {

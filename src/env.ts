@@ -24,6 +24,8 @@ export interface Env {
    * bulk imports, and for the benchmark that compares billing with and without rendering.
    */
   DOCUMENT_RENDERING?: string;
+  /** Seconds a billing run's render jobs wait before the consumer takes them (default 60). */
+  BILLING_RENDER_DELAY_SECONDS?: string;
 }
 
 /** A queue message: one webhook delivery to attempt. */

@@ -19,9 +19,19 @@ export const MAX_RENDER_ATTEMPTS = 5;
 /** Whether finalized documents are rendered in the background (Env.DOCUMENT_RENDERING). */
 export const rendersInBackground = (env: Env) => env.DOCUMENT_RENDERING !== 'on_demand';
 
-export async function requestRendering(env: Env, jobs: readonly DocumentJob[]): Promise<void> {
-  if (!rendersInBackground(env)) return;
-  for (let i = 0; i < jobs.length; i += 100) await env.DOCUMENT_JOBS.sendBatch(jobs.slice(i, i + 100).map((body) => ({ body })));
+/**
+ * Seconds the renders of a billing run wait (Env.BILLING_RENDER_DELAY_SECONDS, default 60): a run
+ * finalizes thousands of documents in a burst, and their renders should not compete with it.
+ */
+export function billingRenderDelay(env: Env): number {
+  const seconds = Number(env.BILLING_RENDER_DELAY_SECONDS ?? 60);
+  return Number.isInteger(seconds) && seconds >= 0 ? Math.min(seconds, 3600) : 60;
+}
+
+export async function requestRendering(env: Env, jobs: readonly DocumentJob[], options: { delaySeconds?: number } = {}): Promise<void> {
+  if (!rendersInBackground(env) || jobs.length === 0) return;
+  const delay = options.delaySeconds ? { delaySeconds: options.delaySeconds } : {};
+  for (let i = 0; i < jobs.length; i += 100) await env.DOCUMENT_JOBS.sendBatch(jobs.slice(i, i + 100).map((body) => ({ body })), delay);
 }
 
 /** Renders one document for its tenant; a failure is recorded on the document, not thrown. */
