@@ -20,6 +20,8 @@ export function eInvoiceGaps(doc: DocumentModel, profile: 'en16931' | 'xrechnung
   if (!s.name?.trim()) gaps.push('seller name');
   if ([...categories].some((c) => VAT_ID.has(c)) && !s.vatId) gaps.push("seller's VAT id (intra-EU supplies and exports)");
   else if ([...categories].some((c) => VAT_ID_OR_TAX_NUMBER.has(c)) && !s.vatId && !s.taxNumber) gaps.push("seller's VAT id or tax number");
+  // BR-O-11/12: a document with items not subject to VAT holds nothing else.
+  if (categories.has('O') && categories.size > 1) gaps.push('items not subject to VAT on a document of their own');
   if ([...categories].some((c) => BUYER_VAT_ID.has(c)) && !doc.buyer.vatId) gaps.push("customer's VAT id (reverse charge, intra-EU supplies)");
   if (profile === 'xrechnung') {
     // BR-DE-2…7: the seller's address and contact; BR-DE-8/9: the buyer's city and postcode;

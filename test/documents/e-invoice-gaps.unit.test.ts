@@ -3,7 +3,7 @@ import { ciiXml } from '../../src/documents/cii';
 import { eInvoiceGaps } from '../../src/documents/e-invoice-gaps';
 import type { DocumentModel } from '../../src/documents/model';
 import { validateEinvoices } from '../support/oracles.node';
-import { austrianBusiness, cases, germanBuyer, seller } from './models';
+import { austrianBusiness, cases, germanBuyer, invoiceModel, seller } from './models';
 
 // Documents that lack data from settings or the customer get no e-invoice (the renderer writes the
 // PDF alone). Each gap named here is one the official validators would reject: the same models are
@@ -35,6 +35,19 @@ const incomplete: { name: string; doc: DocumentModel; profile: 'en16931' | 'xrec
     profile: 'en16931',
     gaps: ["customer's VAT id (reverse charge, intra-EU supplies)"],
     rules: ['BR-AE-02'],
+  },
+  {
+    name: 'not-subject-mixed-with-taxed',
+    doc: invoiceModel({
+      number: 'RE-0000000020',
+      specs: [
+        { name: 'Consulting', quantity: '1', unitPrice: '100.00' },
+        { name: 'Court fee paid on your behalf', quantity: '1', unitPrice: '25.00', category: 'O' },
+      ],
+    }),
+    profile: 'en16931',
+    gaps: ['items not subject to VAT on a document of their own'],
+    rules: ['BR-O-11'],
   },
   {
     name: 'xrechnung-no-contact-no-city',
