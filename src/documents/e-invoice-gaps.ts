@@ -24,13 +24,9 @@ export function eInvoiceGaps(doc: DocumentModel, profile: 'en16931' | 'xrechnung
   if (categories.has('O') && categories.size > 1) gaps.push('items not subject to VAT on a document of their own');
   if ([...categories].some((c) => BUYER_VAT_ID.has(c)) && !doc.buyer.vatId) gaps.push("customer's VAT id (reverse charge, intra-EU supplies)");
   if (profile === 'xrechnung') {
-    // BR-DE-2…7: the seller's address and contact; BR-DE-8/9: the buyer's city and postcode;
-    // BR-DE-15: the buyer reference (Leitweg-ID); PEPPOL-EN16931-R010: the buyer's e-mail address.
-    if (!s.address.city) gaps.push("seller's city");
-    if (!s.address.postcode) gaps.push("seller's postcode");
-    if (!s.contact.name) gaps.push("seller's contact name");
-    if (!s.contact.phone) gaps.push("seller's contact phone");
-    if (!s.contact.email) gaps.push("seller's contact e-mail");
+    // BR-DE-8/9: the buyer's city and postcode; BR-DE-15: the buyer reference (Leitweg-ID);
+    // PEPPOL-EN16931-R010: the buyer's e-mail address.
+    gaps.push(...xrechnungSellerGaps({ city: s.address.city, postcode: s.address.postcode, ...s.contact }));
     if (!doc.buyer.address.city) gaps.push("customer's city");
     if (!doc.buyer.address.postcode) gaps.push("customer's postcode");
     if (!doc.buyer.email) gaps.push("customer's e-mail address");
@@ -40,5 +36,16 @@ export function eInvoiceGaps(doc: DocumentModel, profile: 'en16931' | 'xrechnung
     if (means === '59' && !doc.payment?.directDebit) gaps.push('direct debit mandate and debited account');
     if (means === '48' || means === '54') gaps.push('payment card details');
   }
+  return gaps;
+}
+
+/** The seller's data XRechnung asks for beyond EN 16931 (BR-DE-2…7, PEPPOL-EN16931-R020). */
+export function xrechnungSellerGaps(s: { city: string | null; postcode: string | null; name: string | null; phone: string | null; email: string | null }): string[] {
+  const gaps: string[] = [];
+  if (!s.city) gaps.push("seller's city");
+  if (!s.postcode) gaps.push("seller's postcode");
+  if (!s.name) gaps.push("seller's contact name");
+  if (!s.phone) gaps.push("seller's contact phone");
+  if (!s.email) gaps.push("seller's contact e-mail");
   return gaps;
 }

@@ -56,6 +56,15 @@ export const DocumentSettingsSchema = z
     texts: z.object({ de: TextsPerTypeSchema, en: TextsPerTypeSchema }),
     defaultEInvoiceType: EInvoiceTypeSchema.nullable().openapi({ description: 'For customers without their own eInvoiceType; null: PDF only.' }),
     logo: MediaSchema.nullable(),
+    eInvoiceReadiness: z
+      .object({
+        missing: z.array(z.string()).openapi({ description: 'What the letterhead lacks for any e-invoice; empty when complete.' }),
+        missingForXRechnung: z.array(z.string()).openapi({ description: 'What it lacks in addition for XRechnung.' }),
+      })
+      .openapi({
+        description:
+          "Read-only. A document whose e-invoice would break EN 16931's rules gets its PDF alone (xmlFile null): fill these in before billing B2B customers. The customer's own data (VAT id for reverse charge, address and e-mail for XRechnung) is checked per document.",
+      }),
     updatedAt: z.string().nullable(),
   })
   .openapi('DocumentSettings');

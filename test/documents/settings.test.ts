@@ -33,6 +33,21 @@ describe('document settings', () => {
     });
   });
 
+  it('say what the letterhead lacks for e-invoices, until it is complete', async () => {
+    const t = await createTenant();
+    expect((await ok(get(t, '/settings/documents'))).eInvoiceReadiness).toEqual({
+      missing: ["seller's VAT id or tax number"],
+      missingForXRechnung: ["seller's city", "seller's postcode", "seller's contact name", "seller's contact phone", "seller's contact e-mail"],
+    });
+    // A tax number is enough for EN 16931; XRechnung still wants a contact person and phone.
+    const partial = await ok(put(t, '/settings/documents', { seller: { taxNumber: '143/123/45678', city: 'Berlin', zip: '10115', email: 'billing@example.com' } }));
+    expect(partial.eInvoiceReadiness).toEqual({ missing: [], missingForXRechnung: ["seller's contact name", "seller's contact phone"] });
+    const complete = await ok(patch(t, '/settings/documents', { seller: { contactName: 'Buchhaltung', phone: '+49 30 1234567' } }));
+    expect(complete.eInvoiceReadiness).toEqual({ missing: [], missingForXRechnung: [] });
+    // Read-only: a client cannot write it.
+    expect((await put(t, '/settings/documents', { eInvoiceReadiness: { missing: [], missingForXRechnung: [] } })).status).toBe(422);
+  });
+
   it('are replaced by PUT, for this tenant only, with the IBAN stored in full and answered masked', async () => {
     const t = await createTenant();
     const other = await createTenant();

@@ -6,6 +6,7 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import { isUniqueViolation, runBatch, type Db } from '../../db/client';
 import { documentSettings, media, type BankAccountSettings, type DocumentTexts, type SellerSettings } from '../../db/schema';
 import type { EInvoiceType } from '../../documents/model';
+import { xrechnungSellerGaps } from '../../documents/e-invoice-gaps';
 import { ApiError } from '../../http/errors';
 import { emailAddress, optionalText } from '../../http/schemas';
 import { DOCUMENT_TEXT_TYPES, EInvoiceTypeSchema, type DocumentSettingsResource } from '../../schemas/documents';
@@ -57,6 +58,11 @@ export async function renderDocumentSettings(ctx: ServiceContext, s: DocumentSet
     texts: { de: texts('de'), en: texts('en') },
     defaultEInvoiceType: s.defaultEInvoiceType,
     logo: logo ? renderMedia(logo) : null,
+    eInvoiceReadiness: {
+      // Documents with taxed items need one of them (BR-S-02 and siblings); the name falls back to the tenant's.
+      missing: s.seller.vatId || s.seller.taxNumber ? [] : ["seller's VAT id or tax number"],
+      missingForXRechnung: xrechnungSellerGaps({ city: s.seller.city, postcode: s.seller.zip, name: s.seller.contactName, phone: s.seller.phone, email: s.seller.email }),
+    },
     updatedAt: s.updatedAt || null,
   };
 }
