@@ -111,9 +111,9 @@ async function renderAndStore(ctx: ServiceContext, agg: InvoiceAggregate): Promi
         fileName: safeFileName(`${agg.row.number}${rendered.xml.fileSuffix}.xml`),
       })
     : null;
-  // A document asked to be an e-invoice that cannot be one keeps the reason where a failure would be.
+  // A document asked to be an e-invoice that cannot be one keeps the reason where a failure would
+  // be (the tenant sees the letterhead's part in GET /settings/documents, eInvoiceReadiness).
   const renderError = rendered.eInvoiceGaps.length ? `No e-invoice, missing: ${rendered.eInvoiceGaps.join('; ')}`.slice(0, 500) : null;
-  if (renderError) console.warn(JSON.stringify({ level: 'warn', job: 'render', tenantId: ctx.tenant.id, invoiceId: agg.row.id, message: renderError }));
   const after = renderLoaded({ ...agg, row: { ...agg.row, fileId: file.id, xmlFileId: xml?.id ?? null, renderError }, media: [file, ...(xml ? [xml] : [])] });
   // Files belong to the document, not to a change of it: updatedAt stays, so a client's next
   // guarded write is not refused because a render finished in between.

@@ -1,4 +1,5 @@
 import { LEGAL_NOTES } from '../../billing/tax';
+import { reversalTitleReason } from '../invoices/reversal-titles';
 import type { DocumentKind, DocumentLanguage, VatCategory } from '../../documents/model';
 
 // The words a document is written in, where the tenant did not write its own (document settings
@@ -59,19 +60,14 @@ const GERMAN_CREDIT_REASONS: Record<string, string> = {
 };
 
 /**
- * Whether `title` is the one crediting or cancelling stored (src/services/invoices/credits.ts,
- * reversals.ts: "Credit note for RE-1: reason", "Cancellation of RE-1"), and its reason if so,
- * in the document's language; null for any other title.
+ * Whether `title` is the one crediting or cancelling stored (src/services/invoices/reversal-titles.ts),
+ * and its reason if so, in the document's language; null for any other title.
  */
 export function generatedReversalTitle(kind: DocumentKind, title: string | null, originalNumber: string, language: DocumentLanguage): { reason: string | null } | null {
-  if (title === null) return null;
-  if (kind === 'cancellation') return title === `Cancellation of ${originalNumber}` ? { reason: null } : null;
-  if (kind !== 'credit_note') return null;
-  const prefix = `Credit note for ${originalNumber}`;
-  if (title === prefix) return { reason: null };
-  if (!title.startsWith(`${prefix}: `)) return null;
-  const reason = title.slice(prefix.length + 2).trim();
-  return { reason: language === 'de' ? (GERMAN_CREDIT_REASONS[reason] ?? reason) : reason };
+  if (title === null || (kind !== 'credit_note' && kind !== 'cancellation')) return null;
+  const reason = reversalTitleReason(kind, title, originalNumber);
+  if (reason === undefined) return null;
+  return { reason: reason && language === 'de' ? (GERMAN_CREDIT_REASONS[reason] ?? reason) : reason };
 }
 
 /** A consolidated invoice's group heading as billing writes it ("Subscription S-1", "… of Acme"), in the document's language. */

@@ -7,6 +7,7 @@ import type { ServiceContext } from '../context';
 import { newId } from '../../lib/ids';
 import { buildPositions, checkedTotals } from './build-positions';
 import { finalizeInvoice } from './finalize';
+import { creditNoteTitle } from './reversal-titles';
 import { requireCustomerPaymentMethod } from '../customers/payment-methods';
 import { OPEN, money, requireStatus } from './operations';
 import type { PositionItem } from './position-input';
@@ -164,7 +165,7 @@ export async function creditInvoice(ctx: ServiceContext, id: string, input: Cred
   }
   const label = input.reason === null ? null : Object.hasOwn(CREDIT_REASONS, input.reason) ? CREDIT_REASONS[input.reason as keyof typeof CREDIT_REASONS] : input.reason;
   const credit = await issueReversal(ctx, before, 'TYPE_CREDIT', positions, totals!, {
-    title: `Credit note for ${before.row.number}${label ? `: ${label}` : ''}`,
+    title: creditNoteTitle(before.row.number!, label ?? null),
     internalNote: input.comment,
     paymentMethodId: input.paymentMethod ?? before.row.paymentMethodId,
     introduction: input.customIntroduction ?? before.row.introduction,

@@ -14,6 +14,7 @@ import { finalizeInvoice } from './finalize';
 import { loadInvoice } from './read';
 import { type InvoiceAggregate, type InvoiceRow, type PositionRow } from './render';
 import { newInvoiceRow } from './row';
+import { cancellationTitle } from './reversal-titles';
 import { OPEN, requireStatus } from './operations';
 
 /** Negated copies of positions, for documents that reverse an invoice. */
@@ -95,7 +96,7 @@ export async function cancelInvoice(ctx: ServiceContext, id: string) {
   const cancelId = newId();
   const positions = reversed(ctx, cancelId, before.positions);
   const cancellation = await issueReversal(ctx, before, 'TYPE_CANCEL', positions, positionTotals(positions, before.row.currencyCode), {
-    title: `Cancellation of ${before.row.number}`,
+    title: cancellationTitle(before.row.number!),
     internalNote: null,
   });
   // A reversing document is settled against the invoice it reverses (finalized as paid).
