@@ -43,6 +43,10 @@ describe('invoice previews', () => {
     { accept: 'application/json', pdf: false },
     { accept: '*/*', pdf: false },
     { accept: 'text/html, application/pdf;q=0.9', pdf: true },
+    { accept: 'application/pdf;q=0', pdf: false },
+    { accept: 'application/json, application/pdf;q=0.5', pdf: false },
+    { accept: 'application/pdf, */*;q=0.8', pdf: true },
+    { accept: 'Application/PDF', pdf: true },
   ])('answer JSON or PDF for Accept: $accept', async ({ accept, pdf }) => {
     const t = await createTenant();
     const c = await createCustomer(t);

@@ -11,9 +11,23 @@ export async function previewPdf(ctx: ServiceContext, agg: InvoiceAggregate): Pr
   return (await renderDocument(await documentModel(ctx, agg, { preview: true }), null)).pdf;
 }
 
-/** Whether a request asks for the PDF rather than JSON (`Accept: application/pdf`). */
+/**
+ * Whether a request asks for the PDF rather than JSON: it names application/pdf with a quality
+ * above zero and at least that of JSON (application/json, application/* or *\/*, which alone
+ * keep the JSON default).
+ */
 export function wantsPdf(accept: string | undefined): boolean {
-  return /\bapplication\/pdf\b/i.test(accept ?? '');
+  let pdf = 0;
+  let json = 0;
+  for (const range of (accept ?? '').split(',')) {
+    const [type = '', ...params] = range.split(';').map((p) => p.trim().toLowerCase());
+    const qParam = params.find((p) => p.startsWith('q='));
+    const q = qParam ? Number(qParam.slice(2)) : 1;
+    if (!Number.isFinite(q)) continue;
+    if (type === 'application/pdf') pdf = Math.max(pdf, q);
+    else if (type === 'application/json' || type === 'application/*' || type === '*/*') json = Math.max(json, q);
+  }
+  return pdf > 0 && pdf >= json;
 }
 
 export function pdfResponse(pdf: Uint8Array, fileName: string): Response {
