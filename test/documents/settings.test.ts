@@ -183,11 +183,15 @@ describe('the letterhead logo', () => {
     expect(b.logo.id).not.toBe(a.logo.id);
     const logos = () => query("SELECT id FROM media WHERE tenant_id = ? AND purpose = 'logo'", t.id);
     expect(await logos()).toEqual([{ id: b.logo.id }]);
+    // The replaced logo leaves R2 (documents carry their own copy); the new one is there.
+    expect(await env.DOCUMENTS.head(a.logo.storageFileName)).toBeNull();
+    expect(await env.DOCUMENTS.head(b.logo.storageFileName)).not.toBeNull();
     // Other tenants see none of it.
     expect((await ok(get(await createTenant(), '/settings/documents'))).logo).toBeNull();
 
     expect((await ok(del(t, '/settings/documents/logo'))).logo).toBeNull();
     expect(await logos()).toEqual([]);
+    expect(await env.DOCUMENTS.head(b.logo.storageFileName)).toBeNull();
     expect((await ok(del(t, '/settings/documents/logo'))).logo).toBeNull();
   });
 

@@ -81,16 +81,33 @@ export async function uploadLogo(ctx: ServiceContext, input: z.output<typeof Log
   // Keyed by content: a logo in use by rendered documents is never overwritten by the next one.
   const key = `${ctx.tenant.id}/logos/${await sha256Bytes(bytes)}.${ext}`;
   const row = await storeFile(ctx, { ownerType: 'tenant', ownerId: ctx.tenant.id, purpose: 'logo', key, bytes, mimeType: input.mimeType, fileExtension: ext, fileName: `logo.${ext}` });
+  const previous = await currentLogo(ctx, current.logoMediaId);
   const replace = [
     ctx.db.delete(media).where(and(eq(media.tenantId, ctx.tenant.id), eq(media.ownerType, 'tenant'), eq(media.ownerId, ctx.tenant.id), eq(media.purpose, 'logo'))),
     ctx.db.insert(media).values(row),
   ];
-  return renderDocumentSettings(ctx, await writeDocumentSettings(ctx, current, { logoMediaId: row.id }, replace));
+  const written = await writeDocumentSettings(ctx, current, { logoMediaId: row.id }, replace);
+  if (previous && previous.storageFileName !== key) await removeObject(ctx, previous.storageFileName);
+  return renderDocumentSettings(ctx, written);
 }
 
 export async function deleteLogo(ctx: ServiceContext): Promise<DocumentSettingsResource> {
   const current = await loadDocumentSettings(ctx.db, ctx.tenant.id);
   if (!current.logoMediaId) return renderDocumentSettings(ctx, current);
+  const previous = await currentLogo(ctx, current.logoMediaId);
   const remove = ctx.db.delete(media).where(and(eq(media.tenantId, ctx.tenant.id), eq(media.id, current.logoMediaId)));
-  return renderDocumentSettings(ctx, await writeDocumentSettings(ctx, current, { logoMediaId: null }, [remove]));
+  const written = await writeDocumentSettings(ctx, current, { logoMediaId: null }, [remove]);
+  if (previous) await removeObject(ctx, previous.storageFileName);
+  return renderDocumentSettings(ctx, written);
+}
+
+const currentLogo = (ctx: ServiceContext, id: string | null) =>
+  id ? ctx.db.select().from(media).where(and(eq(media.tenantId, ctx.tenant.id), eq(media.id, id))).get() : Promise.resolve(undefined);
+
+/**
+ * A logo no longer in use leaves R2 once the settings stopped naming it: rendered documents carry
+ * their own copy of it. Should this fail, the object is only left behind.
+ */
+async function removeObject(ctx: ServiceContext, key: string): Promise<void> {
+  await ctx.env.DOCUMENTS.delete(key).catch(() => undefined);
 }
