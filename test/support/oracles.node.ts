@@ -126,3 +126,61 @@ export async function oracleService(request: Request): Promise<Response> {
     return new Response(String(err instanceof Error ? err.message : err), { status: 500 });
   }
 }
+
+/** A SEPA file for the ISO 20022 schema judge; `strict` adds the German banks' restricted schema (pain.008.001.02, pain.001.001.03). */
+export interface SepaFileToCheck {
+  name: string;
+  xml: string;
+  strict?: boolean;
+}
+
+/** `errors`: one line per finding, prefixed with the judge that made it (ISO, DK-SEPA, ARITH). */
+export interface SepaVerdict {
+  valid: boolean;
+  errors: string[];
+}
+
+/** Runs test/oracles/validate-sepa.sh (xmllint, no JVM) on each file, all at once. */
+export async function validateSepa(files: readonly SepaFileToCheck[]): Promise<Record<string, SepaVerdict>> {
+  const names = new Set<string>();
+  for (const f of files) {
+    if (!/^[\w-]+$/.test(f.name) || names.has(f.name)) throw new Error(`Bad or repeated file name ${JSON.stringify(f.name)}.`);
+    names.add(f.name);
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'sepa-'));
+  try {
+    const verdicts = await Promise.all(
+      files.map(async (f): Promise<[string, SepaVerdict]> => {
+        const path = join(dir, `${f.name}.xml`);
+        await writeFile(path, f.xml);
+        const args = f.strict ? ['--strict', path] : [path];
+        const out = await run(join(ORACLES, 'validate-sepa.sh'), args, { maxBuffer: 16 * 1024 * 1024 }).catch((err: { code?: number; stdout?: string; stderr?: string }) => {
+          // Exit 1 is a verdict; 2 (unknown message type, no file) means the judge could not judge.
+          if (err.code === 1 && err.stdout !== undefined) return { stdout: err.stdout };
+          throw new Error(`The SEPA validator could not run on ${f.name}: ${err.stderr ?? String(err)}`);
+        });
+        return [f.name, sepaVerdict(out.stdout, path)];
+      }),
+    );
+    return Object.fromEntries(verdicts);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function sepaVerdict(stdout: string, path: string): SepaVerdict {
+  const errors: string[] = [];
+  let judge = 'XML';
+  let valid = false;
+  for (const raw of stdout.split('\n')) {
+    const line = raw.replaceAll(path, '').trim();
+    if (line === '') continue;
+    const section = /^# (ISO|DK-SEPA) /.exec(line);
+    if (section) judge = section[1]!;
+    else if (line.startsWith('RESULT:')) valid = line === 'RESULT: VALID';
+    else if (line.startsWith('ARITH')) errors.push(`ARITH: ${line.slice(5).trim()}`);
+    else if (!line.startsWith('#')) errors.push(`${judge}: ${line.replace(/^:(\d+): /, 'line $1: ')}`);
+  }
+  if (!valid && errors.length === 0) errors.push('no verdict');
+  return { valid, errors };
+}
