@@ -1,7 +1,8 @@
 const encoder = new TextEncoder();
 
-export async function sha256Hex(input: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', encoder.encode(input));
+/** SHA-256 of text (as UTF-8) or of bytes, in hex. */
+export async function sha256Hex(input: string | Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', typeof input === 'string' ? encoder.encode(input) : input);
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 

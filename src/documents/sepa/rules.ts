@@ -3,6 +3,7 @@
 // amount limits. A `Checker` collects every broken rule so one error names them all.
 import { electronicFormatIBAN, isValidBIC, isValidIBAN } from 'ibantools';
 import { checkDecimal, Dec, formatDecimal } from '../../billing/money';
+import { mod97CheckDigits } from '../../lib/mod97';
 import type { SepaViolation } from './model';
 
 /** Schema lengths (Max70Text for names, Max140Text for unstructured remittance, Max35Text ids). */
@@ -40,13 +41,6 @@ const SEPA_ID = /^(?!\/)(?!.*\/\/)[A-Za-z0-9/\-?:().,'+]{1,35}(?<!\/)$/;
 // The BIC pattern of the 2009 schemas (stricter than the 2019 BICFI one, so one check fits both).
 const BIC_PATTERN = /^[A-Z]{6}[A-Z2-9][A-NP-Z0-9]([A-Z0-9]{3})?$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/** ISO 7064 MOD 97-10 check digits over letters-and-digits text (A=10 … Z=35), as IBAN and creditor id use them. */
-export function mod97CheckDigits(text: string): string {
-  let rest = 0;
-  for (const ch of text.toUpperCase()) for (const d of String(parseInt(ch, 36))) rest = (rest * 10 + Number(d)) % 97;
-  return String(98 - ((rest * 100) % 97)).padStart(2, '0');
-}
 
 /**
  * Why a SEPA creditor identifier is not one, or null: country, two check digits, a free three-

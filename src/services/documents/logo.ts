@@ -5,7 +5,8 @@ import { media } from '../../db/schema';
 import { ApiError } from '../../http/errors';
 import type { DocumentSettingsResource } from '../../schemas/documents';
 import type { ServiceContext } from '../context';
-import { sha256Bytes, storeFile } from './media';
+import { sha256Hex } from '../../lib/crypto';
+import { storeFile } from './media';
 import { loadDocumentSettings, renderDocumentSettings, writeDocumentSettings } from './settings';
 
 // The letterhead logo: PNG or JPEG (what a PDF embeds as it is), stored in R2.
@@ -79,7 +80,7 @@ export async function uploadLogo(ctx: ServiceContext, input: z.output<typeof Log
   const current = await loadDocumentSettings(ctx.db, ctx.tenant.id);
   const ext = input.mimeType === 'image/png' ? 'png' : 'jpg';
   // Keyed by content: a logo in use by rendered documents is never overwritten by the next one.
-  const key = `${ctx.tenant.id}/logos/${await sha256Bytes(bytes)}.${ext}`;
+  const key = `${ctx.tenant.id}/logos/${await sha256Hex(bytes)}.${ext}`;
   const row = await storeFile(ctx, { ownerType: 'tenant', ownerId: ctx.tenant.id, purpose: 'logo', key, bytes, mimeType: input.mimeType, fileExtension: ext, fileName: `logo.${ext}` });
   const previous = await currentLogo(ctx, current.logoMediaId);
   const replace = [

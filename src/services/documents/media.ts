@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { media } from '../../db/schema';
 import { ApiError } from '../../http/errors';
+import { sha256Hex } from '../../lib/crypto';
 import { newId } from '../../lib/ids';
 import type { MediaResource } from '../../schemas/documents';
 import type { ServiceContext } from '../context';
@@ -48,11 +49,6 @@ export function contentDisposition(type: 'attachment' | 'inline', name: string):
   return `${type}; filename="${ascii}"; filename*=UTF-8''${exact}`;
 }
 
-export async function sha256Bytes(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', bytes);
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
-
 export interface NewFile {
   ownerType: MediaRow['ownerType'];
   ownerId: string;
@@ -94,7 +90,7 @@ export async function storeFile(ctx: ServiceContext, f: NewFile): Promise<MediaR
     fileName: f.fileName,
     storageFileName: f.key,
     byteSize: bytes.byteLength,
-    sha256: await sha256Bytes(bytes),
+    sha256: await sha256Hex(bytes),
     createdAt: ctx.now.toISOString(),
   };
 }
