@@ -6,6 +6,7 @@ export interface Env {
   DOCUMENTS: R2Bucket;
   EVENTS: Queue<EventMessage>;
   DOCUMENT_JOBS: Queue<DocumentJob>;
+  PAYMENT_JOBS: Queue<PaymentJob>;
   ADMIN_TOKEN: string;
   JWT_SECRET: string;
   /** `fake` (local, tests) or `vies` (production). */
@@ -26,12 +27,31 @@ export interface Env {
   DOCUMENT_RENDERING?: string;
   /** Seconds a billing run's render jobs wait before the consumer takes them (default 60). */
   BILLING_RENDER_DELAY_SECONDS?: string;
+  /**
+   * Key that encrypts gateway credentials at rest (AES-256-GCM): 32 bytes, base64. Set it as a
+   * secret in production; `wrangler dev` and the tests use the development key in wrangler.toml.
+   */
+  PAYMENT_SECRETS_KEY: string;
+  /** Stripe's API origin; default https://api.stripe.com. Tests point it at the local fake. */
+  STRIPE_API_BASE?: string;
+  /** When bound (tests, local development), Stripe calls go to this service instead of the network. */
+  STRIPE_API?: Fetcher;
+  /** The open-banking provider: `fake` (default; local, tests) — no real provider is wired yet. */
+  OPEN_BANKING_PROVIDER?: string;
+  /** `queue` (default): finalized invoices with an automatic payment method are collected by a job; `off`: only by API. */
+  PAYMENT_COLLECTION?: string;
 }
 
 /** A queue message: one webhook delivery to attempt. */
 export interface EventMessage {
   deliveryId: string;
   tenantId: string;
+}
+
+/** A queue message: collect one finalized invoice through its automatic payment method (one attempt). */
+export interface PaymentJob {
+  tenantId: string;
+  invoiceId: string;
 }
 
 /** A queue message: render and store one finalized document's files. */

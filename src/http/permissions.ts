@@ -25,6 +25,9 @@ export const PERMISSION_RESOURCES = [
   'invoice',
   'billing-run',
   'webhook',
+  'transaction',
+  'sepa-xml',
+  'open-banking-account',
   // Scopes Fynn documents, accepted so keys made for Fynn's API work here; their routes arrive with
   // later issues (docs/decisions.md, HTTP conventions).
   'customer:invoice',

@@ -1,3 +1,12 @@
+import { bankAccountTransactionAssignmentRoutes } from './bank-account-transactions/assignments';
+import { bankAccountTransactionRoutes } from './bank-account-transactions/bank-account-transactions';
+import { gatewayWebhookRoutes } from './gateway-webhooks/gateway-webhooks';
+import { openBankingAccountRoutes } from './open-banking-accounts/open-banking-accounts';
+import { customerPaymentMethodListRoutes } from './payment-methods/customer-payment-methods';
+import { paymentMethodRoutes } from './payment-methods/payment-methods';
+import { sepaXmlRoutes } from './sepa-xml/sepa-xml';
+import { gatewaySettingsRoutes } from './settings/gateways';
+import { transactionRoutes } from './transactions/transactions';
 import { tenantRoutes } from './admin/tenants';
 import { apiKeyRoutes } from './api-keys/api-keys';
 import { authRoutes } from './auth/auth';
@@ -97,6 +106,15 @@ export const routers = [
   invoiceDetailRoutes,
   invoiceDocumentRoutes,
   invoiceCommentRoutes,
+  paymentMethodRoutes,
+  customerPaymentMethodListRoutes,
+  transactionRoutes,
+  sepaXmlRoutes,
+  bankAccountTransactionRoutes,
+  bankAccountTransactionAssignmentRoutes,
+  openBankingAccountRoutes,
+  gatewaySettingsRoutes,
+  gatewayWebhookRoutes,
   billingRunRoutes,
   exchangeRateRoutes,
   webhookRoutes,

@@ -1,6 +1,8 @@
 import { createDb, type Db, type Tenant } from '../db/client';
 import type { Env } from '../env';
 import { tenantNow } from '../lib/clock';
+import { gatewayDirectory } from './ports/gateways';
+import type { GatewayDirectory } from './ports/gateways/port';
 import { OutboxMailer, type Mailer } from './ports/mailer';
 import { stubNumbering, type Numbering } from './ports/numbering';
 import { rateSource, type RateSource } from './ports/rate-source';
@@ -12,6 +14,8 @@ export interface Ports {
   rateSource: RateSource;
   mailer: Mailer;
   numbering: Numbering;
+  /** The tenant's payment gateways (testing, fake_provider, card_provider once configured). */
+  gateways: GatewayDirectory;
 }
 
 /** What services get: no Hono, just data access, the tenant, its notion of now, and the ports. */
@@ -53,10 +57,12 @@ export function createServiceContext(init: ContextInit): ServiceContext {
     ...platformPorts(init.env),
     mailer: new OutboxMailer(db, now),
     numbering: init.numbering ?? stubNumbering(init.env, db),
+    gateways: gatewayDirectory(init.env, db, init.tenant.id),
   };
 }
 
 /** The same context at another instant (billing at a period end, the test clock after it moved). */
 export function at(ctx: ServiceContext, now: Date, tenant: Tenant = ctx.tenant): ServiceContext {
-  return { ...ctx, now, tenant, mailer: new OutboxMailer(ctx.db, now) };
+  const gateways = tenant.id === ctx.tenant.id ? ctx.gateways : gatewayDirectory(ctx.env, ctx.db, tenant.id);
+  return { ...ctx, now, tenant, mailer: new OutboxMailer(ctx.db, now), gateways };
 }

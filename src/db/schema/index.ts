@@ -9,3 +9,4 @@ export * from './invoices';
 export * from './billing';
 export * from './events';
 export * from './documents';
+export * from './payments';

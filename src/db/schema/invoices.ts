@@ -139,6 +139,8 @@ export const invoicePayments = sqliteTable(
     createdAt: text('created_at').notNull(),
     /** The payment provider's fee (minor units), informational: it does not change what is paid. */
     feeAmount: integer('fee_amount'),
+    /** The transaction (gateway charge, SEPA debit, bank match) behind the payment; null for one recorded by hand. */
+    transactionId: text('transaction_id'),
   },
   (t) => [index('invoice_payments_invoice_idx').on(t.tenantId, t.invoiceId)],
 );

@@ -1,6 +1,6 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
-/** Payment methods of a customer. Gateways arrive with the payments issue; the record exists for references. */
+/** Payment methods of a customer (spec §2.2); secrets (IBAN, gateway token) sit in their own columns and are never rendered. */
 export const paymentMethods = sqliteTable(
   'payment_methods',
   {
@@ -14,8 +14,32 @@ export const paymentMethods = sqliteTable(
     isDefault: integer('is_default', { mode: 'boolean' }).notNull(),
     enabled: integer('enabled', { mode: 'boolean' }).notNull(),
     createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull().default(''),
+    /** How the method came in: `api`, `checkout`, `customerfront`, `add_link`. */
+    source: text('source').notNull().default('api'),
+    /** A public reference shown as `referenceId` (the mandate reference for SEPA); never a gateway secret. */
+    referenceId: text('reference_id'),
+    /** Free strings the tenant attaches (`data`). */
+    data: text('data', { mode: 'json' }).$type<string[]>().notNull().default([]),
+    /** Card expiry (end of the expiry month, UTC); the nightly cron marks the method `expired` after it. */
+    expiresAt: text('expires_at'),
+    /** What may be shown: card {brand,last4,expMonth,expYear,cardHolder}, sepaDebit {iban masked,bic,…}, bankTransfer {…}. */
+    details: text('details', { mode: 'json' }).$type<Record<string, unknown>>().notNull().default({}),
+    /** Secret: the full IBAN of a SEPA mandate, needed for the pain.008 file; only ever output masked. */
+    iban: text('iban'),
+    /** Secret: the gateway's token for the method (Stripe's customer and payment method ids). */
+    gatewayToken: text('gateway_token'),
+    /** SEPA mandate reference (unique per creditor, so per tenant) and its signing date. */
+    mandateReference: text('mandate_reference'),
+    mandateSignedAt: text('mandate_signed_at'),
+    /** When a debit on this mandate was first put into a file: before it, debits are FRST, after it RCUR. */
+    mandateFirstUsedAt: text('mandate_first_used_at'),
+    revokedAt: text('revoked_at'),
   },
-  (t) => [index('payment_methods_customer_idx').on(t.tenantId, t.customerId)],
+  (t) => [
+    index('payment_methods_customer_idx').on(t.tenantId, t.customerId),
+    uniqueIndex('payment_methods_mandate_uq').on(t.tenantId, t.mandateReference),
+  ],
 );
 
 export const subscriptions = sqliteTable(

@@ -1,12 +1,14 @@
 import { splitPayment } from '../../billing/invoice-totals';
 import { Dec, documentAmountLimit, roundMoney, toMinorUnitsSafe, withinDocumentLimit } from '../../billing/money';
+import type { BatchItem } from 'drizzle-orm/batch';
 import { invoicePayments } from '../../db/schema';
+import type { EventType } from '../../events/catalogue';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { newId } from '../../lib/ids';
 import { commitInvoiceChange } from './write';
 import { loadInvoice } from './read';
-import { type InvoiceRow } from './render';
+import { type InvoiceAggregate, type InvoiceRow } from './render';
 import { OPEN, money, requireStatus } from './operations';
 
 export interface PaymentInput {
@@ -19,6 +21,48 @@ export interface PaymentInput {
   currencyCode: string | null;
   /** The provider's fee, informational: stored, it does not change what is paid. */
   feeAmount: string | null;
+}
+
+/** What a payment on an invoice is, on every path (API, gateway, SEPA, bank matching). Minor units. */
+export interface InvoicePaymentRecord {
+  amount: number;
+  paymentDate: string;
+  description: string | null;
+  paymentMethod: string | null;
+  feeAmount: number | null;
+  transactionId: string | null;
+}
+
+/**
+ * The one way a payment lands on an invoice: the invoice_payments row, `paidAmount`, and once it is
+ * covered STATUS_PAID with `payDate` and `invoice.paid`. Callers commit it through
+ * `commitInvoiceChange` (guarded by the invoice's updatedAt), adding their own statements.
+ * Throws 422 `overpayment` when it would pay more than is unpaid.
+ */
+export function paymentChange(ctx: ServiceContext, before: InvoiceAggregate, p: InvoicePaymentRecord, path = 'amount') {
+  const row = before.row;
+  const unpaid = row.grossAmount - row.paidAmount;
+  if (p.amount > unpaid) {
+    throw ApiError.violation(path, `The payment exceeds the unpaid amount of ${money(unpaid, row.currencyCode)} ${row.currencyCode}.`, 'overpayment');
+  }
+  const paidAmount = row.paidAmount + p.amount;
+  const settled = paidAmount >= row.grossAmount;
+  const payment = { id: newId(), tenantId: ctx.tenant.id, invoiceId: row.id, createdAt: ctx.now.toISOString(), ...p };
+  const changes: Partial<InvoiceRow> = settled ? { paidAmount, status: 'STATUS_PAID', payDate: p.paymentDate } : { paidAmount };
+  const events: EventType[] = settled ? ['invoice.updated', 'invoice.paid'] : ['invoice.updated'];
+  return { changes, events, statements: [ctx.db.insert(invoicePayments).values(payment)] as BatchItem<'sqlite'>[], paymentId: payment.id };
+}
+
+/**
+ * Takes back money that had paid an invoice (a returned debit, a refund that reopens it): `paidAmount`
+ * goes down and a paid invoice is unpaid again (`invoice.unpaid`). `reopen: false` (a refund that
+ * settles the invoice by a refund document) only lowers what was received.
+ */
+export function unpaymentChange(before: InvoiceAggregate, amount: number, reopen = true) {
+  const row = before.row;
+  const paidAmount = Math.max(0, row.paidAmount - amount);
+  if (!reopen || row.status !== 'STATUS_PAID') return { changes: { paidAmount } as Partial<InvoiceRow>, events: ['invoice.updated'] as EventType[] };
+  return { changes: { paidAmount, status: 'STATUS_UNPAID', payDate: null } as Partial<InvoiceRow>, events: ['invoice.updated', 'invoice.unpaid'] as EventType[] };
 }
 
 /** Records a (partial) payment; a payment covering the rest makes the invoice paid. Overpayments are refused. */
@@ -40,21 +84,13 @@ export async function addPayment(ctx: ServiceContext, id: string, input: Payment
   if (new Dec(split.overpayment).gt(0)) {
     throw ApiError.violation('amount', `The payment exceeds the unpaid amount of ${unpaid} ${currency}.`, 'overpayment');
   }
-  const paidAmount = before.row.paidAmount + toMinorUnitsSafe(input.amount, currency);
-  const settled = paidAmount >= before.row.grossAmount;
-  const payment = {
-    id: newId(),
-    tenantId: ctx.tenant.id,
-    invoiceId: id,
+  const change = paymentChange(ctx, before, {
     amount: toMinorUnitsSafe(input.amount, currency),
     paymentDate: (input.paymentDate ? new Date(input.paymentDate) : ctx.now).toISOString(),
     description: input.description,
     paymentMethod: input.paymentMethod,
-    createdAt: ctx.now.toISOString(),
     feeAmount: input.feeAmount === null ? null : toMinorUnitsSafe(input.feeAmount, currency),
-  };
-  const changes: Partial<InvoiceRow> = settled ? { paidAmount, status: 'STATUS_PAID', payDate: payment.paymentDate } : { paidAmount };
-  return commitInvoiceChange(ctx, before, changes, settled ? ['invoice.updated', 'invoice.paid'] : ['invoice.updated'], {
-    statements: [ctx.db.insert(invoicePayments).values(payment)],
+    transactionId: null,
   });
+  return commitInvoiceChange(ctx, before, change.changes, change.events, { statements: change.statements });
 }

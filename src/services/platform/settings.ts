@@ -52,6 +52,26 @@ export const SETTING_DEFINITIONS = {
     default: 14,
     description: 'Days between finalization and the due date.',
   },
+  'payments.retryDays': {
+    schema: z.array(z.number().int().min(1).max(60)).max(10),
+    default: [3, 5, 7],
+    description: 'Days between a failed automatic collection and its next attempt, one entry per retry; after the last the invoice is left to dunning.',
+  },
+  'sepa.creditorId': {
+    schema: z.string().min(8).max(35).nullable(),
+    default: null,
+    description: "The tenant's SEPA creditor identifier (e.g. DE98ZZZ09999999999); required for direct-debit files.",
+  },
+  'sepa.format': {
+    schema: z.enum(['pain.008.001.02', 'pain.008.001.08']),
+    default: 'pain.008.001.02',
+    description: "Message version of direct-debit files: the German banks' pain.008.001.02 or ISO's pain.008.001.08.",
+  },
+  'sepa.mandateReferenceFormat': {
+    schema: numberFormat,
+    default: 'MNDT-{number:8}',
+    description: 'Format of generated SEPA mandate references.',
+  },
   'dunning.enabled': {
     schema: z.boolean(),
     default: true,

@@ -1,0 +1,4 @@
+import { createRouter } from '../../http/openapi';
+
+// Placeholder while the payments issue is built; its routes follow.
+export const bankAccountTransactionRoutes = createRouter();
