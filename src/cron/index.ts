@@ -6,6 +6,7 @@ import { importRates } from '../services/billing/exchange-rates';
 import { createServiceContext, platformPorts } from '../services/context';
 import { sweepDeliveries } from '../events/delivery';
 import { sweepUnrendered } from '../services/documents/jobs';
+import { sweepAllCollections } from '../services/payments/collection-jobs';
 import type { Env } from '../env';
 import { systemNow } from '../lib/clock';
 import { logError } from '../lib/log';
@@ -54,6 +55,8 @@ export async function runScheduled(controller: ScheduledController, env: Env): P
     console.log(JSON.stringify({ level: 'info', job: 'outbox-sweeper', ...swept }));
     const renders = await sweepUnrendered(env);
     console.log(JSON.stringify({ level: 'info', job: 'render-sweeper', queued: renders }));
+    const collections = await sweepAllCollections(env);
+    console.log(JSON.stringify({ level: 'info', job: 'collection-sweeper', moved: collections }));
   }
   if (controller.cron === '0 3 * * *') {
     try {

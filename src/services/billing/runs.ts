@@ -9,7 +9,8 @@ import type { ServiceContext } from '../context';
 import type { Page } from '../../http/pagination';
 import type { BillingRunView } from '../../objects/tenant-object-api';
 import { billInstantUsage, billSubscription, candidateSubscriptions } from './bill';
-import { billingRenderDelay, requestRendering } from '../documents/jobs';
+import { billingRenderDelay } from '../documents/jobs';
+import { afterFinalization } from '../invoices/after-finalization';
 import { clearBillingFailure, recordBillingFailure } from './failures';
 import { preloadChunk } from './inputs';
 import { logError, safeErrorMessage } from '../../lib/log';
@@ -110,9 +111,9 @@ export async function continueRun(ctx: ServiceContext, run: RunRow, cursor: stri
         await recordBillingFailure(ctx, row, err, run.id, asOf).catch((e) => logError({ job: 'billing', subscriptionId: id }, e));
       }
     }
-    // One send for the chunk's documents, rendered after the burst; one that fails is left to the
-    // render sweeper.
-    await requestRendering(ctx.env, finalized.map((invoiceId) => ({ tenantId: ctx.tenant.id, invoiceId })), { delaySeconds: billingRenderDelay(ctx.env) }).catch((err) => logError({ job: 'render-request', tenantId: ctx.tenant.id }, err));
+    // One send for the chunk's documents, rendered after the burst and collected; one that fails
+    // is left to the sweepers.
+    await afterFinalization(ctx.env, ctx.tenant.id, finalized, { renderDelaySeconds: billingRenderDelay(ctx.env) });
     next = chunk.length < RUN_CHUNK ? null : chunk[chunk.length - 1]!.id;
   }
   await ctx.db

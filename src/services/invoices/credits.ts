@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { creditableAmount, positionTotals, type TaxBreakdown } from '../../billing/invoice-totals';
 import { Dec, formatMoney, fromMinorUnits, toMinorUnitsSafe } from '../../billing/money';
 import { invoices } from '../../db/schema';
@@ -39,21 +39,21 @@ export interface CreditInput {
   customClosing: string | null;
 }
 
-const groupKey = (category: string, rate: string) => `${category}|${new Dec(rate).toString()}`;
+export const groupKey = (category: string, rate: string) => `${category}|${new Dec(rate).toString()}`;
 
 /** Σ taxable amount (minor units) per tax group of the given breakdowns. */
-function taxableByGroup(breakdowns: readonly (readonly TaxBreakdown[])[], currency: string) {
+export function taxableByGroup(breakdowns: readonly (readonly TaxBreakdown[])[], currency: string) {
   const out = new Map<string, number>();
   for (const t of breakdowns.flat()) out.set(groupKey(t.category, t.rate), (out.get(groupKey(t.category, t.rate)) ?? 0) + toMinorUnitsSafe(t.taxableAmount, currency));
   return out;
 }
 
-/** The finalized credit notes of an invoice: their gross (a magnitude) and tax groups. */
-async function earlierCredits(ctx: ServiceContext, id: string) {
+/** The finalized credit notes and refund documents of an invoice: their gross (a magnitude) and tax groups. */
+export async function earlierCredits(ctx: ServiceContext, id: string) {
   const rows = await ctx.db
     .select({ gross: invoices.grossAmount, taxes: invoices.taxBreakdown })
     .from(invoices)
-    .where(and(eq(invoices.tenantId, ctx.tenant.id), eq(invoices.referencedInvoiceId, id), eq(invoices.type, 'TYPE_CREDIT'), sql`${invoices.status} <> 'STATUS_DRAFT'`));
+    .where(and(eq(invoices.tenantId, ctx.tenant.id), eq(invoices.referencedInvoiceId, id), inArray(invoices.type, ['TYPE_CREDIT', 'TYPE_REFUND']), sql`${invoices.status} <> 'STATUS_DRAFT'`));
   return { gross: rows.reduce((sum, r) => sum + Math.abs(r.gross), 0), taxes: rows.map((r) => r.taxes ?? []) };
 }
 
@@ -70,7 +70,7 @@ function creditOfPosition(ctx: ServiceContext, creditId: string, p: PositionRow,
  * What is left to credit, per tax group: the invoice's taxable amount minus what credit notes
  * credited in that group, as one line per group (docs/decisions.md, Invoices and billing, "Credit notes").
  */
-function restOf(ctx: ServiceContext, creditId: string, original: InvoiceAggregate, left: Map<string, number>): PositionRow[] {
+export function restOf(ctx: ServiceContext, creditId: string, original: InvoiceAggregate, left: Map<string, number>): PositionRow[] {
   const lines = original.positions.filter((p) => p.kind !== 'header');
   return [...left.entries()]
     .filter(([, rest]) => rest !== 0)

@@ -10,7 +10,7 @@ import { type InvoiceAggregate, type InvoiceRow, type InvoiceType, NUMBER_FORMAT
 import { loadInvoice, renderLoaded } from './read';
 import { requireDraft } from './write';
 import { loadDocumentSettings } from '../documents/settings';
-import { requestRendering } from '../documents/jobs';
+import { afterFinalization } from './after-finalization';
 import { randomToken } from '../../lib/ids';
 
 /**
@@ -23,7 +23,7 @@ export async function finalizeInvoice(ctx: ServiceContext, id: string, dueDate: 
   const { request, after } = await finalizationRequest(ctx, before, dueDate, extraEvents);
   const result = await ctx.numbering.finalize(request);
   if (!result.ok) throw ApiError.conflict('The invoice was changed or finalized meanwhile; reload and retry.', 'concurrent-update');
-  await requestRendering(ctx.env, [{ tenantId: ctx.tenant.id, invoiceId: id }]);
+  await afterFinalization(ctx.env, ctx.tenant.id, [id]);
   return { ...after, number: result.number };
 }
 

@@ -36,7 +36,7 @@ export function reversed(ctx: ServiceContext, invoiceId: string, source: Positio
 export async function issueReversal(
   ctx: ServiceContext,
   original: InvoiceAggregate,
-  type: 'TYPE_CANCEL' | 'TYPE_CREDIT',
+  type: 'TYPE_CANCEL' | 'TYPE_CREDIT' | 'TYPE_REFUND',
   positions: PositionRow[],
   totals: ReturnType<typeof positionTotals>,
   texts: { title: string; internalNote: string | null } & Partial<Pick<InvoiceRow, 'paymentMethodId' | 'introduction' | 'closing'>>,

@@ -5,6 +5,7 @@ import { ApiError } from '../../http/errors';
 import { tenantNow } from '../../lib/clock';
 import { at, type ServiceContext } from '../context';
 import { sweepSubscriptions } from '../subscriptions/sweep';
+import { sweepCollections } from '../payments/collection-jobs';
 import type { TestClockResource } from '../../schemas/platform';
 
 export function renderTestClock(t: Tenant): TestClockResource {
@@ -55,5 +56,7 @@ export async function setTestClock(ctx: ServiceContext, to: Date) {
   await sweepAll(moved);
   await ctx.env.TENANT.getByName(ctx.tenant.id).runBilling(ctx.tenant.id, { trigger: 'test_clock', sync: true, asOf: clock.now });
   await sweepAll(moved);
+  // Collection retries that became due (days after a failed charge) happen at the new time too.
+  await sweepCollections(moved);
   return clock;
 }

@@ -5,7 +5,7 @@ import { Dec, toDecimalString } from '../../billing/money';
 import { billingGroupStepOptions, periodAt } from '../../billing/periods';
 import { fetchPage } from '../../db/paging';
 import { billInstantUsage } from '../billing/bill';
-import { requestRendering } from '../documents/jobs';
+import { afterFinalization } from '../invoices/after-finalization';
 import { billingGroups, customers, measurements, products, subscriptionItems, subscriptions, usageEvents, pricePlans } from '../../db/schema';
 import { tenantRowsById } from '../../db/client';
 import { insertRows } from '../../db/insert';
@@ -155,7 +155,7 @@ export async function ingestUsage(ctx: ServiceContext, events: UsageEventInput[]
       .then((billed) => finalized.push(...billed.finalized))
       .catch((err) => logError({ job: 'instant-usage', subscriptionId }, err));
   }
-  await requestRendering(ctx.env, finalized.map((invoiceId) => ({ tenantId: ctx.tenant.id, invoiceId }))).catch((err) => logError({ job: 'render-request', tenantId: ctx.tenant.id }, err));
+  await afterFinalization(ctx.env, ctx.tenant.id, finalized);
   return { received: events.length, accepted, duplicates: rows.length - accepted, rejected };
 }
 

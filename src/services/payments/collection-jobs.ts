@@ -1,0 +1,133 @@
+import { and, asc, eq, inArray, isNotNull, lt, lte } from 'drizzle-orm';
+import { createDb } from '../../db/client';
+import { invoices, tenants, transactions } from '../../db/schema';
+import type { Env, PaymentJob } from '../../env';
+import { logError } from '../../lib/log';
+import { createServiceContext, type ServiceContext } from '../context';
+import { CHARGED_GATEWAYS } from '../ports/gateways';
+import { GatewayUnavailableError } from '../ports/gateways/port';
+import { applyChargeOutcome, collectInvoice } from './collection';
+
+// Collection jobs: after finalization a message per invoice on the payments queue; the consumer
+// makes one attempt. Retries of failed charges (days apart, `payments.retryDays`), charges whose
+// result is still open, and messages that were lost are picked up by the sweeper (cron, and every
+// move of a test clock), each at the tenant's own time (docs/decisions.md, Payments).
+
+/** The payments queue's name (wrangler.toml). */
+export const PAYMENT_JOBS_QUEUE = 'edge-billing-payments';
+
+/** Whether finalized invoices are collected in the background (Env.PAYMENT_COLLECTION). */
+export const collectsInBackground = (env: Env) => env.PAYMENT_COLLECTION !== 'off';
+
+/** A pending charge older than this is repeated by the sweeper (same idempotency key). */
+const STALE_PENDING_MS = 10 * 60_000;
+/** A processing charge older than this is asked about by the sweeper. */
+const STALE_PROCESSING_MS = 60 * 60_000;
+
+export async function requestCollection(env: Env, jobs: readonly PaymentJob[], options: { delaySeconds?: number } = {}): Promise<void> {
+  if (!collectsInBackground(env) || jobs.length === 0) return;
+  const delay = options.delaySeconds ? { delaySeconds: options.delaySeconds } : {};
+  for (let i = 0; i < jobs.length; i += 100) await env.PAYMENT_JOBS.sendBatch(jobs.slice(i, i + 100).map((body) => ({ body })), delay);
+}
+
+export async function collectJob(env: Env, job: PaymentJob) {
+  const db = createDb(env.DB);
+  const tenant = await db.select().from(tenants).where(eq(tenants.id, job.tenantId)).get();
+  if (!tenant) return { outcome: 'skipped' as const, reason: 'tenant_gone' };
+  return collectInvoice(createServiceContext({ env, db, tenant }), job.invoiceId);
+}
+
+/**
+ * The payments queue's consumer. A gateway that could not be reached leaves the transaction pending
+ * and the message is retried by the queue (then by the sweeper); anything else is acknowledged.
+ */
+export async function consumePaymentJobs(batch: MessageBatch<PaymentJob>, env: Env): Promise<void> {
+  for (const message of batch.messages) {
+    const job = message.body;
+    if (typeof job?.tenantId !== 'string' || typeof job.invoiceId !== 'string') {
+      message.ack();
+      continue;
+    }
+    try {
+      await collectJob(env, job);
+      message.ack();
+    } catch (err) {
+      logError({ job: 'collect', tenantId: job.tenantId, invoiceId: job.invoiceId }, err);
+      if (err instanceof GatewayUnavailableError) message.retry({ delaySeconds: 60 });
+      else message.ack();
+    }
+  }
+}
+
+/**
+ * Due retries, stale pending charges and processing charges of one tenant, at its now. Each retry
+ * is a new attempt (its own transaction and idempotency key); a retry is claimed by clearing its
+ * `nextRetryAt` first, so two sweeps never start the same one twice.
+ */
+export async function sweepCollections(ctx: ServiceContext, limit = 100): Promise<{ retried: number; resumed: number; checked: number }> {
+  const t = ctx.tenant.id;
+  const nowIso = ctx.now.toISOString();
+  const result = { retried: 0, resumed: 0, checked: 0 };
+  const due = await ctx.db
+    .select({ id: transactions.id, invoiceId: transactions.invoiceId, nextRetryAt: transactions.nextRetryAt })
+    .from(transactions)
+    .innerJoin(invoices, and(eq(invoices.tenantId, transactions.tenantId), eq(invoices.id, transactions.invoiceId)))
+    .where(and(eq(transactions.tenantId, t), eq(transactions.type, 'payment'), eq(transactions.status, 'failed'), isNotNull(transactions.nextRetryAt), lte(transactions.nextRetryAt, nowIso)))
+    .orderBy(asc(transactions.nextRetryAt))
+    .limit(limit);
+  for (const d of due) {
+    const claimed = await ctx.db
+      .update(transactions)
+      .set({ nextRetryAt: null, updatedAt: nowIso })
+      .where(and(eq(transactions.tenantId, t), eq(transactions.id, d.id), eq(transactions.nextRetryAt, d.nextRetryAt!)))
+      .returning({ id: transactions.id });
+    if (claimed.length === 0 || !d.invoiceId) continue;
+    await attempt(ctx, () => collectInvoice(ctx, d.invoiceId!));
+    result.retried++;
+  }
+  const stale = await ctx.db
+    .select()
+    .from(transactions)
+    .where(
+      and(
+        eq(transactions.tenantId, t),
+        eq(transactions.type, 'payment'),
+        inArray(transactions.gateway, [...CHARGED_GATEWAYS]),
+        inArray(transactions.status, ['pending', 'processing']),
+        lt(transactions.updatedAt, new Date(ctx.now.getTime() - STALE_PENDING_MS).toISOString()),
+      ),
+    )
+    .limit(limit);
+  for (const tx of stale) {
+    if (tx.status === 'pending') {
+      await attempt(ctx, () => collectInvoice(ctx, tx.invoiceId!));
+      result.resumed++;
+    } else if (tx.updatedAt < new Date(ctx.now.getTime() - STALE_PROCESSING_MS).toISOString() && tx.referenceId) {
+      const gateway = await ctx.gateways.get(tx.gateway);
+      if (!gateway) continue;
+      await attempt(ctx, async () => applyChargeOutcome(ctx, tx, await gateway.chargeStatus(tx.referenceId!)));
+      result.checked++;
+    }
+  }
+  return result;
+}
+
+/** One sweep step; a failure is logged and the sweep goes on with the next. */
+async function attempt(ctx: ServiceContext, step: () => Promise<unknown>) {
+  try {
+    await step();
+  } catch (err) {
+    logError({ job: 'collection-sweep', tenantId: ctx.tenant.id }, err);
+  }
+}
+
+/** The cron's part: every tenant's collections at its own time. */
+export async function sweepAllCollections(env: Env): Promise<number> {
+  const db = createDb(env.DB);
+  let moved = 0;
+  for (const tenant of await db.select().from(tenants)) {
+    const r = await sweepCollections(createServiceContext({ env, db, tenant }));
+    moved += r.retried + r.resumed + r.checked;
+  }
+  return moved;
+}
