@@ -7,6 +7,7 @@ import { createServiceContext, platformPorts } from '../services/context';
 import { sweepDeliveries } from '../events/delivery';
 import { sweepUnrendered } from '../services/documents/jobs';
 import { sweepAllCollections } from '../services/payments/collection-jobs';
+import { expirePaymentMethods } from '../services/payments/methods-expiry';
 import type { Env } from '../env';
 import { systemNow } from '../lib/clock';
 import { logError } from '../lib/log';
@@ -31,6 +32,20 @@ export async function sweepAllTenants(env: Env): Promise<number> {
     }
   }
   return changed;
+}
+
+/** Marks the cards whose expiry month has passed `expired`, every tenant at its own now. */
+export async function expireAllPaymentMethods(env: Env): Promise<number> {
+  const db = createDb(env.DB);
+  let expired = 0;
+  for (const tenant of await db.select().from(tenants)) {
+    try {
+      expired += await expirePaymentMethods(createServiceContext({ env, db, tenant }));
+    } catch (err) {
+      logError({ job: 'payment-method-expiry', tenantId: tenant.id }, err);
+    }
+  }
+  return expired;
 }
 
 /** Starts a billing run in the TenantObject of every tenant with live subscriptions; the objects work them through alarms. */
@@ -65,6 +80,8 @@ export async function runScheduled(controller: ScheduledController, env: Env): P
     } catch (err) {
       logError({ job: 'exchange-rates' }, err);
     }
+    const expired = await expireAllPaymentMethods(env);
+    console.log(JSON.stringify({ level: 'info', job: 'payment-method-expiry', expired }));
     const purged = await purgeExpiredIdempotencyKeys(env);
     console.log(JSON.stringify({ level: 'info', job: 'purge-idempotency-keys', purged }));
   }

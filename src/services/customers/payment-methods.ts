@@ -1,21 +1,16 @@
-import { and, eq, ne } from 'drizzle-orm';
-import { requirePreviousChange } from '../../db/client';
-import { nextUpdatedAt } from '../../db/commit';
+import { and, eq } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import { guardedUpdate, nextUpdatedAt } from '../../db/commit';
+import { insertEvent } from '../../events/outbox';
 import { paymentMethods } from '../../db/schema';
 import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { loadCustomer } from './read';
 import type { CustomerRow } from './render';
 import { commitCustomerChange } from './update';
+import { creditorIdOf, otherDefaults, takeDefault } from '../payments/methods';
+import { renderPaymentMethod, UNUSABLE_STATUSES } from '../payments/methods-render';
 
-/** Payment methods that can no longer be charged; they cannot become the default. */
-const UNUSABLE = new Set(['revoked', 'expired']);
-
-/**
- * PATCH /customers/{id}/payment-method: makes one of the customer's payment methods its default
- * (the one billing uses when a subscription names none). The payment-methods API itself comes with
- * the payments issue; this only chooses among the customer's existing ones.
- */
 /** A payment method of this customer, or a 422 at `path` (the field the client sent). */
 export async function requireCustomerPaymentMethod(ctx: ServiceContext, customerId: string, paymentMethodId: string, path: string) {
   const method = await ctx.db
@@ -27,30 +22,28 @@ export async function requireCustomerPaymentMethod(ctx: ServiceContext, customer
   return method;
 }
 
+/**
+ * PATCH /customers/{id}/payment-method: makes one of the customer's payment methods its default
+ * (the one billing and collection use when a subscription or invoice names none), through the same
+ * statements as PATCH /payment-methods/{id} {default: true}.
+ */
 export async function setDefaultPaymentMethod(ctx: ServiceContext, customerId: string, paymentMethodId: string) {
   const before = await loadCustomer(ctx, customerId);
-  const t = ctx.tenant.id;
-  const ofCustomer = and(eq(paymentMethods.tenantId, t), eq(paymentMethods.customerId, customerId));
   const method = await requireCustomerPaymentMethod(ctx, customerId, paymentMethodId, 'paymentMethodId');
-  if (!method.enabled || UNUSABLE.has(method.status)) {
+  if (!method.enabled || UNUSABLE_STATUSES.includes(method.status)) {
     throw ApiError.violation('paymentMethodId', `The payment method is ${method.enabled ? method.status : 'disabled'} and cannot be the default.`, 'not_usable');
   }
   const row: CustomerRow = { ...before.row, updatedAt: nextUpdatedAt(ctx.now, before.row.updatedAt) };
   const chosen = { id: method.id, gatewayName: method.gatewayName, type: method.type, name: method.name, status: method.status, default: true, enabled: method.enabled };
-  return commitCustomerChange(
-    ctx,
-    before,
-    row,
-    'customer.updated',
-    [
-      ctx.db.update(paymentMethods).set({ isDefault: false }).where(and(ofCustomer, ne(paymentMethods.id, method.id))),
-      // The chosen row must still be there and usable when the batch runs.
-      ctx.db
-        .update(paymentMethods)
-        .set({ isDefault: true })
-        .where(and(ofCustomer, eq(paymentMethods.id, method.id), eq(paymentMethods.enabled, true))),
-      requirePreviousChange(ctx.db),
-    ],
-    { paymentMethod: chosen },
-  );
+  const [previous, creditorId] = await Promise.all([otherDefaults(ctx, customerId, method.id), creditorIdOf(ctx)]);
+  const statements: BatchItem<'sqlite'>[] = takeDefault(ctx, customerId, method.id, previous, creditorId);
+  if (!method.isDefault) {
+    // The chosen method must still be as read (usable, not changed) when the batch runs.
+    const updatedAt = nextUpdatedAt(ctx.now, method.updatedAt);
+    statements.push(
+      ...guardedUpdate(ctx.db, { table: paymentMethods, tenantId: ctx.tenant.id, id: method.id, expectedUpdatedAt: method.updatedAt, set: { isDefault: true, updatedAt } }),
+      insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: 'payment_method.updated', resourceId: method.id, data: renderPaymentMethod({ ...method, isDefault: true, updatedAt }, creditorId), now: ctx.now }),
+    );
+  }
+  return commitCustomerChange(ctx, before, row, 'customer.updated', statements, { paymentMethod: chosen });
 }
