@@ -4,6 +4,7 @@ import { tenantNow } from '../lib/clock';
 import { gatewayDirectory } from './ports/gateways';
 import type { GatewayDirectory } from './ports/gateways/port';
 import { OutboxMailer, type Mailer } from './ports/mailer';
+import { openBankingProvider, type OpenBankingProvider } from './ports/open-banking';
 import { stubNumbering, type Numbering } from './ports/numbering';
 import { rateSource, type RateSource } from './ports/rate-source';
 import { vatChecker, type VatChecker } from './ports/vat-checker';
@@ -16,6 +17,8 @@ export interface Ports {
   numbering: Numbering;
   /** The tenant's payment gateways (testing, fake_provider, card_provider once configured). */
   gateways: GatewayDirectory;
+  /** The open-banking provider that links bank accounts and pulls their transactions. */
+  openBanking: OpenBankingProvider;
 }
 
 /** What services get: no Hono, just data access, the tenant, its notion of now, and the ports. */
@@ -58,6 +61,7 @@ export function createServiceContext(init: ContextInit): ServiceContext {
     mailer: new OutboxMailer(db, now),
     numbering: init.numbering ?? stubNumbering(init.env, db),
     gateways: gatewayDirectory(init.env, db, init.tenant.id),
+    openBanking: openBankingProvider(init.env),
   };
 }
 

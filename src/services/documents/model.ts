@@ -7,6 +7,7 @@ import type { DocumentKind, DocumentLanguage, DocumentLine, DocumentModel, Docum
 import { formatDate } from '../../documents/pdf/format';
 import type { ServiceContext } from '../context';
 import type { InvoiceAggregate, PositionRow } from '../invoices/render';
+import { loadSettings } from '../platform/settings';
 import { loadDocumentSettings, type DocumentSettingsRow } from './settings';
 import { DEFAULT_EXEMPTION, DEFAULT_TEXTS, fillIn, generatedReversalTitle, groupDescription, legalNote, PAYMENT_TEXTS, PREVIEW_TITLES, VATEX } from './texts';
 
@@ -56,19 +57,30 @@ async function loadContext(ctx: ServiceContext, agg: InvoiceAggregate) {
     ctx.db.select({ name: tenants.name, countryCode: tenants.countryCode }).from(tenants).where(eq(tenants.id, t)),
     ctx.db.select({ number: invoices.number, finalizationDate: invoices.finalizationDate }).from(invoices).where(and(eq(invoices.tenantId, t), eq(invoices.id, r.referencedInvoiceId ?? ''))),
     ctx.db.select({ number: subscriptions.number }).from(subscriptions).where(and(eq(subscriptions.tenantId, t), eq(subscriptions.id, r.subscriptionId ?? ''))),
-    ctx.db.select({ type: paymentMethods.type }).from(paymentMethods).where(and(eq(paymentMethods.tenantId, t), eq(paymentMethods.id, r.paymentMethodId ?? ''))),
+    // The method that pays the invoice: its own, else the customer's default (as collection decides).
+    ctx.db
+      .select({ type: paymentMethods.type, mandateReference: paymentMethods.mandateReference, iban: paymentMethods.iban })
+      .from(paymentMethods)
+      .where(
+        and(
+          eq(paymentMethods.tenantId, t),
+          eq(paymentMethods.customerId, r.customerId),
+          r.paymentMethodId ? eq(paymentMethods.id, r.paymentMethodId) : eq(paymentMethods.isDefault, true),
+        ),
+      ),
     ctx.db.select({ id: products.id, number: products.number }).from(products).where(tenantRowsById(products, t, productIds)),
   ]);
   // The tenant's article number is the item id a reader knows (BT-155); our product id is not.
   const productNumbers = new Map(productRows.filter((p) => p.number).map((p) => [p.id, p.number!]));
-  const settings = await loadDocumentSettings(ctx.db, t);
+  const [settings, creditorId] = await Promise.all([loadDocumentSettings(ctx.db, t), loadSettings(ctx.db, t).then((v) => v['sepa.creditorId'])]);
+  const method = methods[0] ?? null;
   let logo: DocumentModel['logo'] = null;
   if (settings.logoMediaId) {
     const m = await ctx.db.select().from(media).where(and(eq(media.tenantId, t), eq(media.id, settings.logoMediaId))).get();
     const object = m ? await ctx.env.DOCUMENTS.get(m.storageFileName) : null;
     if (m && object) logo = { bytes: new Uint8Array(await object.arrayBuffer()), mimeType: m.mimeType === 'image/jpeg' ? 'image/jpeg' : 'image/png' };
   }
-  return { tenant: tenantRows[0]!, original: originals[0] ?? null, subscriptionNumber: subs[0]?.number ?? null, paymentMethodType: methods[0]?.type ?? null, productNumbers, settings, logo };
+  return { tenant: tenantRows[0]!, original: originals[0] ?? null, subscriptionNumber: subs[0]?.number ?? null, paymentMethod: method && { ...method, creditorId }, productNumbers, settings, logo };
 }
 
 export async function documentModel(ctx: ServiceContext, agg: InvoiceAggregate, options: ModelOptions): Promise<DocumentModel> {
@@ -180,7 +192,7 @@ export async function documentModel(ctx: ServiceContext, agg: InvoiceAggregate, 
       paid: amount(r.paidAmount),
       due: amount(r.grossAmount - r.paidAmount),
     },
-    payment: kind === 'invoice' ? paymentInstructions(settings, loaded.paymentMethodType, language, number, dueDate) : null,
+    payment: kind === 'invoice' ? paymentInstructions(settings, loaded.paymentMethod, language, number, dueDate) : null,
     legalNotes,
     exchangeRates: (r.exchangeRates ?? []).map((x) => ({
       from: String(x.sourceCurrencyCode),
@@ -264,13 +276,26 @@ function vatBreakdown(stored: readonly StoredTax[], lines: readonly DocumentLine
     });
 }
 
-/** How the customer pays, by the payment method the invoice names (transfer when none). */
-function paymentInstructions(settings: DocumentSettingsRow, methodType: string | null, language: DocumentLanguage, number: string | null, dueDate: string | null): PaymentInstructions {
+interface DocumentPaymentMethod {
+  type: string;
+  mandateReference: string | null;
+  iban: string | null;
+  creditorId: string | null;
+}
+
+/**
+ * How the customer pays, by the invoice's payment method (transfer when none). A SEPA debit names
+ * its mandate, the tenant's creditor id and the debited account (BG-19; the PDF masks the IBAN).
+ */
+function paymentInstructions(settings: DocumentSettingsRow, method: DocumentPaymentMethod | null, language: DocumentLanguage, number: string | null, dueDate: string | null): PaymentInstructions {
   const t = PAYMENT_TEXTS[language];
   const due = dueDate ? formatDate(dueDate, language) : null;
-  const type = (methodType ?? 'bank_transfer').toLowerCase();
+  const type = (method?.type ?? 'bank_transfer').toLowerCase();
   const base = { remittance: number, creditTransfer: null, directDebit: null };
-  if (type.includes('sepa') || type.includes('debit')) return { ...base, meansCode: '59', meansText: t.directDebit, terms: t.debited };
+  if (type.includes('sepa') || type.includes('debit')) {
+    const directDebit = method?.mandateReference && method.creditorId ? { mandateReference: method.mandateReference, creditorId: method.creditorId, debitedIban: method.iban } : null;
+    return { ...base, directDebit, meansCode: '59', meansText: t.directDebit, terms: t.debited };
+  }
   if (type.includes('card')) return { ...base, meansCode: '54', meansText: t.card, terms: t.charged };
   if (type.includes('paypal') || type.includes('online')) return { ...base, meansCode: '68', meansText: t.online, terms: t.charged };
   const account = settings.bankAccount;
