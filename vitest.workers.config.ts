@@ -1,6 +1,10 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { configDefaults, defineProject } from 'vitest/config';
 import { oracleService } from './test/support/oracles.node';
+import { StripeFake } from './test/support/stripe-fake';
+
+// One in-memory Stripe for the whole run; tests make their own account (and keys) in it, so they never meet.
+const stripe = new StripeFake();
 
 export default defineProject({
   plugins: [
@@ -10,7 +14,8 @@ export default defineProject({
       miniflare: {
         compatibilityFlags: ['nodejs_compat', 'service_binding_extra_handlers'],
         // Judges that run in Node (Java validators, poppler), called from tests as env.ORACLES.
-        serviceBindings: { ORACLES: oracleService },
+        // STRIPE_API: the local fake of Stripe's API (test/support/stripe-fake.ts), which the card adapter calls when bound.
+        serviceBindings: { ORACLES: oracleService, STRIPE_API: stripe.fetch },
         bindings: {
           TEST_MIGRATIONS: await readD1Migrations('./migrations'),
           ADMIN_TOKEN: 'test-admin-token',

@@ -168,7 +168,7 @@ describe('automatic collection', () => {
     const event = { id: 'evt_1', kind: 'charge.succeeded' as const, referenceId: transactions[0].referenceId };
     expect(await applyGatewayEvent(ctx, 'testing', event)).toEqual({ applied: true });
     expect(await applyGatewayEvent(ctx, 'testing', event)).toEqual({ applied: false });
-    expect(await applyGatewayEvent(ctx, 'testing', { id: 'evt_2', kind: 'charge.failed', referenceId: transactions[0].referenceId, reason: 'late' })).toEqual({ applied: false });
+    expect(await applyGatewayEvent(ctx, 'testing', { id: 'evt_2', kind: 'charge.failed', referenceId: transactions[0].referenceId, reason: 'late', retryable: true })).toEqual({ applied: false });
     expect(await applyGatewayEvent(ctx, 'testing', { ...event, referenceId: 'unknown' })).toEqual({ applied: false });
     expect((await get(t, `/invoices/${inv.id}`)).body.status).toBe('STATUS_PAID');
     expect(await countRows('invoice_payments', t, 'AND invoice_id = ?', inv.id)).toBe(1);

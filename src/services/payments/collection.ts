@@ -266,7 +266,7 @@ export async function applyGatewayEvent(ctx: ServiceContext, gateway: string, ev
     event.kind === 'charge.succeeded'
       ? { status: 'succeeded', referenceId: event.referenceId, ...(event.feeAmount ? { feeAmount: event.feeAmount } : {}) }
       : event.kind === 'charge.failed'
-        ? { status: 'failed', referenceId: event.referenceId, reason: event.reason, retryable: true }
+        ? { status: 'failed', referenceId: event.referenceId, reason: event.reason, retryable: event.retryable }
         : { status: 'action_required', referenceId: event.referenceId, reason: event.reason };
   const after = await applyChargeOutcome(ctx, tx, outcome);
   return { applied: after.status !== tx.status };

@@ -67,7 +67,7 @@ export interface AttachedCard {
 /** A verified gateway webhook, reduced to what moves our transactions. */
 export type GatewayEvent =
   | { id: string; kind: 'charge.succeeded'; referenceId: string; feeAmount?: string }
-  | { id: string; kind: 'charge.failed'; referenceId: string; reason: string }
+  | { id: string; kind: 'charge.failed'; referenceId: string; reason: string; retryable: boolean }
   | { id: string; kind: 'charge.action_required'; referenceId: string; reason: string }
   | { id: string; kind: 'refund.succeeded'; referenceId: string }
   | { id: string; kind: 'refund.failed'; referenceId: string; reason: string }
