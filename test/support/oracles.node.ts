@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
-import type { EinvoiceToCheck, EinvoiceVerdict } from './oracle-types';
+import type { EinvoiceToCheck, EinvoiceVerdict, SepaFileToCheck, SepaVerdict } from './oracle-types';
 
 export type { EinvoiceToCheck, EinvoiceVerdict };
 
@@ -116,6 +116,10 @@ export async function oracleService(request: Request): Promise<Response> {
       const { documents } = (await request.json()) as { documents: EinvoiceToCheck[] };
       return Response.json(await validateEinvoices(documents));
     }
+    if (path === '/sepa') {
+      const { files } = (await request.json()) as { files: SepaFileToCheck[] };
+      return Response.json(await validateSepa(files));
+    }
     const pdf = new Uint8Array(await request.arrayBuffer());
     if (path === '/pdf/text') return Response.json({ text: await pdfText(pdf) });
     if (path === '/pdf/info') return Response.json(await pdfInfo(pdf));
@@ -127,18 +131,7 @@ export async function oracleService(request: Request): Promise<Response> {
   }
 }
 
-/** A SEPA file for the ISO 20022 schema judge; `strict` adds the German banks' restricted schema (pain.008.001.02, pain.001.001.03). */
-export interface SepaFileToCheck {
-  name: string;
-  xml: string;
-  strict?: boolean;
-}
-
-/** `errors`: one line per finding, prefixed with the judge that made it (ISO, DK-SEPA, ARITH). */
-export interface SepaVerdict {
-  valid: boolean;
-  errors: string[];
-}
+export type { SepaFileToCheck, SepaVerdict };
 
 /** Runs test/oracles/validate-sepa.sh (xmllint, no JVM) on each file, all at once. */
 export async function validateSepa(files: readonly SepaFileToCheck[]): Promise<Record<string, SepaVerdict>> {

@@ -1,5 +1,5 @@
 import { env } from 'cloudflare:workers';
-import type { EinvoiceToCheck, EinvoiceVerdict } from './oracle-types';
+import type { EinvoiceToCheck, EinvoiceVerdict, SepaFileToCheck, SepaVerdict } from './oracle-types';
 
 // The Node-side judges (test/support/oracles.node.ts) as workerd tests call them.
 
@@ -19,3 +19,5 @@ export const pdfInfo = (pdf: Uint8Array) => ask<Record<string, string>>('/pdf/in
 export const pdfAttachments = (pdf: Uint8Array) => ask<Record<string, string>>('/pdf/attachments', pdf, 'application/pdf');
 /** The images a PDF places, as pdfimages -list shows them. */
 export const pdfImages = (pdf: Uint8Array) => ask<{ page: number; type: string; width: number; height: number; color: string; enc: string }[]>('/pdf/images', pdf, 'application/pdf');
+/** The ISO 20022 (and with `strict` the German banks') schema verdicts of SEPA files, plus NbOfTxs/CtrlSum arithmetic. */
+export const validateSepa = (files: SepaFileToCheck[]) => ask<Record<string, SepaVerdict>>('/sepa', JSON.stringify({ files }), 'application/json');

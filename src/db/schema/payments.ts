@@ -52,6 +52,7 @@ export const transactions = sqliteTable(
     index('transactions_customer_idx').on(t.tenantId, t.customerId, t.createdAt),
     index('transactions_reference_idx').on(t.gateway, t.referenceId),
     index('transactions_retry_idx').on(t.tenantId, t.nextRetryAt),
+    index('transactions_sepa_file_idx').on(t.tenantId, t.sepaFileId),
     // At most one live collection per invoice: an invoice is charged, or in one SEPA file, once.
     uniqueIndex('transactions_live_payment_uq')
       .on(t.tenantId, t.invoiceId)

@@ -39,6 +39,8 @@ export const paymentMethods = sqliteTable(
   (t) => [
     index('payment_methods_customer_idx').on(t.tenantId, t.customerId),
     uniqueIndex('payment_methods_mandate_uq').on(t.tenantId, t.mandateReference),
+    // The nightly card expiry.
+    index('payment_methods_expiry_idx').on(t.tenantId, t.status, t.expiresAt),
   ],
 );
 

@@ -19,7 +19,8 @@ export async function signDocument(secret: string, mediaId: string, expires: num
   return hmacSha256Hex(new TextEncoder().encode(secret), `document-link\n${mediaId}\n${expires}`);
 }
 
-async function signedUrl(ctx: ServiceContext, origin: string, m: MediaRow, expires: number) {
+/** The public download URL of a stored file (GET /public/documents/{id}), signed until `expires` (Unix seconds). */
+export async function signedUrl(ctx: ServiceContext, origin: string, m: Pick<MediaRow, 'id'>, expires: number) {
   return `${origin}/public/documents/${m.id}?expires=${expires}&signature=${await signDocument(ctx.env.JWT_SECRET, m.id, expires)}`;
 }
 

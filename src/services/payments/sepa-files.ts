@@ -23,7 +23,7 @@ import {
   type SepaSkipped,
 } from '../../schemas/sepa';
 import type { ServiceContext } from '../context';
-import { signDocument } from '../documents/links';
+import { signedUrl } from '../documents/links';
 import { renderMedia, storeFile, type MediaRow } from '../documents/media';
 import { loadDocumentSettings, maskIban } from '../documents/settings';
 import { loadSettings } from '../platform/settings';
@@ -42,7 +42,7 @@ export type SepaFileRow = typeof sepaFiles.$inferSelect;
  * Media rows know invoices and the tenant; a SEPA file is its own owner. The schema's owner enum
  * does not list it yet (the column is plain text in D1).
  */
-const SEPA_FILE_OWNER = 'sepa_file' as unknown as MediaRow['ownerType'];
+const SEPA_FILE_OWNER = 'sepa_file' satisfies MediaRow['ownerType'];
 
 export interface SepaFileInput {
   type: SepaFileType;
@@ -225,7 +225,7 @@ export async function sepaDownloadLink(ctx: ServiceContext, id: string, origin: 
   if (!file) throw ApiError.notFound('SEPA file XML');
   const expires = Math.floor(systemNow().getTime() / 1000) + secondsValid;
   return {
-    url: `${origin}/public/documents/${file.id}?expires=${expires}&signature=${await signDocument(ctx.env.JWT_SECRET, file.id, expires)}`,
+    url: await signedUrl(ctx, origin, file, expires),
     expiresAt: new Date(expires * 1000).toISOString(),
   };
 }

@@ -1,0 +1,2 @@
+CREATE INDEX `payment_methods_expiry_idx` ON `payment_methods` (`tenant_id`,`status`,`expires_at`);--> statement-breakpoint
+CREATE INDEX `transactions_sepa_file_idx` ON `transactions` (`tenant_id`,`sepa_file_id`);
