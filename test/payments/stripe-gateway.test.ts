@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { collectJob } from '../../src/services/payments/collection-jobs';
-import { api, del, expect422, get, put, query, type TestTenant } from '../support/api';
+import { api, del, eventsOf, expect422, get, put, query, type TestTenant } from '../support/api';
 import { createCustomer, createTenant, keyWith, setClock } from '../support/builders';
 import { finalizedInvoice, line } from '../documents/builders';
 import { createPaymentMethod } from './builders';
@@ -131,6 +131,19 @@ describe('gateway credentials', () => {
     const c = await createCustomer(t);
     const m = await createPaymentMethod(t, { customer: c.id, type: 'card', token: 'pm_card_visa' });
     expect(m.status).toBe('gateway_unconfigured');
+    const unknown = await createPaymentMethod(t, { customer: c.id, type: 'card', token: 'pm_noSuchMethod' });
+
+    // Storing a key again binds the waiting cards Stripe knows; the others keep waiting.
+    const stripe = await configured(t);
+    expect((await get(t, `/payment-methods/${m.id}`)).body).toMatchObject({ status: 'active', card: { brand: 'visa', last4: '4242' } });
+    expect((await get(t, `/payment-methods/${unknown.id}`)).body).toMatchObject({ status: 'gateway_unconfigured', card: null });
+    const { customers, paymentMethods } = await stripeObjects(stripe.secretKey);
+    const [row] = await query<{ gateway_token: string }>('SELECT gateway_token FROM payment_methods WHERE id = ?', m.id);
+    expect(row!.gateway_token).toBe(`${customers![0]!.id}/${paymentMethods![0]!.id}`);
+    expect((await eventsOf(t, m.id)).map((e) => [e.type, (e.data as any).status])).toEqual([
+      ['payment_method.created', 'gateway_unconfigured'],
+      ['payment_method.updated', 'active'],
+    ]);
   });
 
   it('a Stripe that cannot be reached is 503 and stores nothing', async () => {

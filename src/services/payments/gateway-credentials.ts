@@ -1,3 +1,4 @@
+import { activateUnconfiguredCards } from './methods-activation';
 import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { gatewayCredentials } from '../../db/schema';
@@ -140,6 +141,8 @@ export async function saveGatewayCredentials(ctx: ServiceContext, gateway: Crede
     .insert(gatewayCredentials)
     .values(row)
     .onConflictDoUpdate({ target: [gatewayCredentials.tenantId, gatewayCredentials.gateway], set: { secretKey: row.secretKey, webhookSecret: row.webhookSecret, publishableKey: row.publishableKey, updatedAt } });
+  // Cards that waited for the key are bound now (docs/payment-method-states.md).
+  await activateUnconfiguredCards(ctx);
   return render(gateway, ctx.tenant.id, { secretKey: input.secretKey, webhookSecret: input.webhookSecret ?? null, publishableKey: row.publishableKey, updatedAt }, origin);
 }
 

@@ -129,10 +129,10 @@ export function cardExpiresAt(expMonth: number, expYear: number): string {
   return new Date(Date.UTC(expYear, expMonth, 1) - 1).toISOString();
 }
 
-type CustomerRow = Pick<typeof customers.$inferSelect, 'id' | 'email' | 'firstName' | 'lastName' | 'companyName' | 'customerNumber'>;
+export type CardCustomer = Pick<typeof customers.$inferSelect, 'id' | 'email' | 'firstName' | 'lastName' | 'companyName' | 'customerNumber'>;
 
 /** Binds the card the gateway's client created to the customer; null while the tenant has no card gateway. */
-async function attachCard(ctx: ServiceContext, token: string, customer: CustomerRow): Promise<AttachedCard | null> {
+export async function attachCard(ctx: ServiceContext, token: string, customer: CardCustomer): Promise<AttachedCard | null> {
   const gateway = await ctx.gateways.get('card_provider');
   if (!gateway?.attachCard) return null;
   const person = [customer.firstName, customer.lastName].filter(Boolean).join(' ');

@@ -30,7 +30,8 @@ export const PAYMENT_METHOD_TRANSITIONS: Record<PaymentMethodStatus, readonly Pa
   active: ['action_required', 'expired', 'revoked'],
   action_required: ['active', 'expired', 'revoked'],
   expired: ['revoked'],
-  gateway_unconfigured: ['revoked'],
+  // Once the tenant stores the gateway's key, its waiting cards are bound and become active.
+  gateway_unconfigured: ['active', 'revoked'],
   revoked: [],
 };
 
