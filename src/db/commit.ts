@@ -1,10 +1,11 @@
-import { and, eq, getTableColumns, type SQL } from 'drizzle-orm';
+import { and, eq, getTableColumns, getTableName, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { SQLiteColumn, SQLiteTable, SQLiteUpdateSetSource } from 'drizzle-orm/sqlite-core';
 import type { EventType } from '../events/catalogue';
 import { insertEvent } from '../events/outbox';
 import { ApiError } from '../http/errors';
-import { type Db, isGuardFailure, requirePreviousChange } from './client';
+import { type Db, isGuardFailure, rawStatement, requirePreviousChange } from './client';
+import { driverValue, jsonChunks } from './insert';
 
 /**
  * The one guarded write path. Every change of a row that carries `updatedAt` goes through
@@ -121,4 +122,46 @@ export async function commitGuarded<Row extends { id: string; updatedAt: string 
     throw err;
   }
   return { row, resource };
+}
+
+export interface BulkUpdate {
+  id: string;
+  /** The value of the guard column the change was computed from (`updatedAt`, or a status). */
+  expected: string;
+  /** The columns to write (property names of the table), the same keys for every row. */
+  set: Record<string, unknown>;
+}
+
+/**
+ * The guarded write in bulk, for imports. Guarded UPDATEs of many rows in one statement per chunk: each row is written only while its
+ * guard column still holds the value that was read (its `updatedAt`, or the status it had), and a
+ * step after each statement fails the whole batch unless every row of it was written. So a row
+ * changed meanwhile makes the batch fail as a whole, as one `guardedUpdate` per row would,
+ * without a statement per row. (The unary `+` keeps SQLite from walking the tenant's rows by its
+ * tenant index for each JSON row: the rows are found by primary key.)
+ */
+export function guardedBulkUpdate<T extends SQLiteTable & { id: SQLiteColumn; tenantId: SQLiteColumn }>(
+  db: Db,
+  table: T,
+  tenantId: string,
+  guard: keyof T['$inferSelect'] & string,
+  updates: readonly BulkUpdate[],
+): BatchItem<'sqlite'>[] {
+  if (updates.length === 0) return [];
+  const columns = getTableColumns(table) as Record<string, SQLiteColumn>;
+  const keys = Object.keys(updates[0]!.set);
+  const name = getTableName(table);
+  const assignments = sql.raw(keys.map((k, i) => `"${columns[k]!.name}" = json_extract(j.value, '$[${i + 2}]')`).join(', '));
+  const guardColumn = sql.raw(`"${name}"."${columns[guard]!.name}"`);
+  const encoded = updates.map((u) => JSON.stringify([u.id, u.expected, ...keys.map((k) => driverValue(columns[k]!, u.set[k]))]));
+  return jsonChunks(encoded).flatMap(({ json, rows }) => {
+    return [
+      rawStatement(
+        db,
+        sql`UPDATE ${sql.raw(`"${name}"`)} SET ${assignments} FROM json_each(${json}) AS j
+          WHERE ${sql.raw(`"${name}"."id"`)} = json_extract(j.value, '$[0]') AND +${sql.raw(`"${name}"."tenant_id"`)} = ${tenantId} AND ${guardColumn} = json_extract(j.value, '$[1]')`,
+      ),
+      rawStatement(db, sql`SELECT json(CASE WHEN changes() = ${rows} THEN '1' ELSE 'guard_failed' END)`),
+    ];
+  });
 }

@@ -1,7 +1,7 @@
-import { getTableColumns, getTableName } from 'drizzle-orm';
+import { getTableColumns, getTableName, is, SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import type { SQLiteInsertBase, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import type { Db } from './client';
+import type { SQLiteColumn, SQLiteInsertBase, SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { rawStatement, type Db } from './client';
 
 /** D1 binds at most 100 parameters per statement ("too many SQL variables" above that). */
 export const D1_MAX_PARAMETERS = 100;
@@ -52,4 +52,65 @@ export function insertRows<T extends SQLiteTable, R extends BatchItem<'sqlite'> 
     throw new Error(`An insert into ${getTableName(table)} binds ${bound} parameters, more than D1's ${D1_MAX_PARAMETERS}: raise reservedParameters.`);
   }
   return statements;
+}
+
+// Writes of thousands of rows in a few statements. `insertRows` binds one parameter per column and
+// row, so a 28-column transaction row costs a third of a statement: a SEPA file of 10,000 debits or
+// a statement of 10,000 lines would be thousands of statements, past the 1,000 queries a Worker
+// invocation may send to D1. The bulk writers bind the rows as ONE JSON parameter per statement and
+// unpack them with json_each (docs/decisions.md, Writes).
+
+/** UTF-16 units of JSON per statement: at most 3 bytes each in UTF-8, below D1's 1 MB per bound value. */
+export const MAX_JSON_UNITS = 300_000;
+
+/** A value as its column stores it (booleans 0/1, JSON as text); a missing one takes the column's default, else NULL. */
+export function driverValue(column: SQLiteColumn, value: unknown): unknown {
+  if (value === undefined) {
+    const fallback = column.defaultFn ? column.defaultFn() : column.default;
+    if (fallback === undefined || is(fallback, SQL)) return null;
+    value = fallback;
+  }
+  return value === null ? null : column.mapToDriverValue(value);
+}
+
+/** JSON arrays of encoded rows, cut into chunks below `maxUnits`, with their row counts. */
+export function jsonChunks(encoded: readonly string[], maxUnits = MAX_JSON_UNITS): { json: string; rows: number }[] {
+  const out: { json: string; rows: number }[] = [];
+  let chunk: string[] = [];
+  let units = 2;
+  const flush = () => {
+    out.push({ json: `[${chunk.join(',')}]`, rows: chunk.length });
+    chunk = [];
+    units = 2;
+  };
+  for (const e of encoded) {
+    if (chunk.length > 0 && units + e.length + 1 > maxUnits) flush();
+    chunk.push(e);
+    units += e.length + 1;
+  }
+  if (chunk.length > 0) flush();
+  return out;
+}
+
+/**
+ * `INSERT INTO table (every column) SELECT … FROM json_each(?)` for any number of rows, a few
+ * statements for thousands, for the caller's one atomic batch. Constraints (UNIQUE, partial
+ * indexes) apply to every row as to separate inserts; `ignoreConflicts` skips a row that breaks
+ * one (ON CONFLICT DO NOTHING) and inserts the others.
+ */
+export function insertJsonRows<T extends SQLiteTable>(
+  db: Db,
+  table: T,
+  rows: readonly T['$inferInsert'][],
+  options: { ignoreConflicts?: boolean; maxUnits?: number } = {},
+): BatchItem<'sqlite'>[] {
+  const columns = Object.entries(getTableColumns(table)) as [string, SQLiteColumn][];
+  const names = sql.raw(columns.map(([, c]) => `"${c.name}"`).join(', '));
+  const picks = sql.raw(columns.map((_, i) => `json_extract(value, '$[${i}]')`).join(', '));
+  // `WHERE true` keeps SQLite from reading ON CONFLICT as part of the SELECT's join.
+  const conflict = options.ignoreConflicts ? sql.raw(' WHERE true ON CONFLICT DO NOTHING') : sql.raw('');
+  const encoded = rows.map((row) => JSON.stringify(columns.map(([key, column]) => driverValue(column, (row as Record<string, unknown>)[key]))));
+  return jsonChunks(encoded, options.maxUnits).map(({ json }) =>
+    rawStatement(db, sql`INSERT INTO ${sql.raw(`"${getTableName(table)}"`)} (${names}) SELECT ${picks} FROM json_each(${json})${conflict}`),
+  );
 }

@@ -6,7 +6,7 @@ import { finalizedInvoice, line, SETTINGS } from '../documents/builders';
 import { CREDITOR_ID, OTHER_IBAN, paymentSettings, sepaMethod } from './builders';
 
 // A file of thousands of debits: the transactions go in as a few json_each inserts in the file's
-// one batch (src/services/payments/sepa-bulk-insert.ts), not thousands of statements. The payers
+// one batch (insertJsonRows, src/db/insert.ts), not thousands of statements. The payers
 // are copies of one customer, mandate and invoice made through the API, cloned in SQL.
 
 const DEBITS = 2000;

@@ -133,6 +133,7 @@ export const bankAccountTransactions = sqliteTable(
   (t) => [
     uniqueIndex('bank_account_transactions_fingerprint_uq').on(t.tenantId, t.fingerprint),
     index('bank_account_transactions_status_idx').on(t.tenantId, t.status, t.bookingDate),
+    index('bank_account_transactions_import_idx').on(t.tenantId, t.importId),
   ],
 );
 

@@ -13,7 +13,8 @@ import { paymentChange, unpaymentChange } from '../invoices/payments';
 import { renderLoaded } from '../invoices/read';
 import type { InvoiceAggregate, InvoiceRow } from '../invoices/render';
 import { renderTransaction, type TransactionRow } from '../payments/transaction-render';
-import { guardedBulkUpdate, insertJson } from './bulk';
+import { guardedBulkUpdate } from '../../db/commit';
+import { insertJsonRows } from '../../db/insert';
 import type { AssignmentRow, BankRow } from './read';
 
 // Writes matching plans: payments on invoices (through paymentChange / unpaymentChange, the one
@@ -153,7 +154,7 @@ function lineDelta(ctx: ServiceContext, state: ApplyState, work: ItemWork): Line
       transactionId: txId,
     };
     const paid = paymentChange(ctx, agg, record);
-    d.payments.push({ id: paid.paymentId, tenantId: ctx.tenant.id, invoiceId: agg.row.id, createdAt: nowIso, ...record });
+    d.payments.push(paid.payment);
     change(agg, paid.changes, paid.events);
     assign({ invoiceId: a.invoiceId, transactionId: txId, amount: a.amount, fee, status: 'accepted', matchedBy: a.matchedBy }, a.assignmentId);
     d.bank.assignedAmount += a.amount;
@@ -329,17 +330,17 @@ async function applyChunk(ctx: ServiceContext, works: ItemWork[], state: ApplySt
       }),
     ),
     ...removals(ctx, works),
-    ...insertJson(
+    ...insertJsonRows(
       ctx.db,
       invoicePayments,
       written.flatMap((d) => d.payments),
     ),
-    ...insertJson(
+    ...insertJsonRows(
       ctx.db,
       transactions,
       written.flatMap((d) => d.inserts),
     ),
-    ...insertJson(
+    ...insertJsonRows(
       ctx.db,
       bankAccountTransactionAssignments,
       written.flatMap((d) => d.assignments),
@@ -351,7 +352,7 @@ async function applyChunk(ctx: ServiceContext, works: ItemWork[], state: ApplySt
       'updatedAt',
       works.map(({ row }, i) => ({ id: row.id, expected: row.updatedAt, set: { status: bankRows[i]!.status, assignedAmount: bankRows[i]!.assignedAmount, updatedAt: bankRows[i]!.updatedAt } })),
     ),
-    ...insertJson(
+    ...insertJsonRows(
       ctx.db,
       events,
       written.flatMap((d) => d.events),

@@ -10,7 +10,7 @@ import { newId } from '../../lib/ids';
 import { CURRENCY_MINOR_UNITS } from '../../reference/iso';
 import type { BankImportResultResource } from '../../schemas/bank';
 import type { ServiceContext } from '../context';
-import { insertJson } from './bulk';
+import { insertJsonRows } from '../../db/insert';
 import { matchLines } from './matching';
 import type { BankRow } from './read';
 
@@ -113,7 +113,7 @@ export async function importBankItems(ctx: ServiceContext, items: BankItem[], so
   try {
     const [, ...rest] = await ctx.db.batch([
       ctx.db.insert(bankStatementImports).values(importRow),
-      ...insertJson(ctx.db, bankAccountTransactions, lines, { ignoreConflicts: true }),
+      ...insertJsonRows(ctx.db, bankAccountTransactions, lines, { ignoreConflicts: true }),
       ctx.db.select().from(bankAccountTransactions).where(and(eq(bankAccountTransactions.tenantId, ctx.tenant.id), eq(bankAccountTransactions.importId, importRow.id))),
     ] as unknown as Parameters<typeof ctx.db.batch>[0]);
     added = rest[rest.length - 1] as BankRow[];

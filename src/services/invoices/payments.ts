@@ -50,7 +50,7 @@ export function paymentChange(ctx: ServiceContext, before: InvoiceAggregate, p: 
   const payment = { id: newId(), tenantId: ctx.tenant.id, invoiceId: row.id, createdAt: ctx.now.toISOString(), ...p };
   const changes: Partial<InvoiceRow> = settled ? { paidAmount, status: 'STATUS_PAID', payDate: p.paymentDate } : { paidAmount };
   const events: EventType[] = settled ? ['invoice.updated', 'invoice.paid'] : ['invoice.updated'];
-  return { changes, events, statements: [ctx.db.insert(invoicePayments).values(payment)] as BatchItem<'sqlite'>[], paymentId: payment.id };
+  return { changes, events, statements: [ctx.db.insert(invoicePayments).values(payment)] as BatchItem<'sqlite'>[], payment };
 }
 
 /**

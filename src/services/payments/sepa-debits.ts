@@ -9,7 +9,7 @@ import type { SepaSkipped } from '../../schemas/sepa';
 import type { ServiceContext } from '../context';
 import { creditorIdOf } from './methods';
 import { renderPaymentMethod } from './methods-render';
-import { insertJsonRows } from './sepa-bulk-insert';
+import { insertJsonRows } from '../../db/insert';
 import { endToEndId, holderName, SEPA_CURRENCY, sepaAmountText, writeLeavingOut, type SepaFileFrame, type SepaFilePlan, type TransactionInsert } from './sepa-plan';
 
 // The due direct debits of a tenant and the pain.008 file that collects them (docs/decisions.md,

@@ -27,7 +27,7 @@ import { signedUrl } from '../documents/links';
 import { renderMedia, storeFile, type MediaRow } from '../documents/media';
 import { loadDocumentSettings, maskIban } from '../documents/settings';
 import { loadSettings } from '../platform/settings';
-import { insertJsonRows } from './sepa-bulk-insert';
+import { insertJsonRows } from '../../db/insert';
 import { planDebits } from './sepa-debits';
 import { SEPA_CURRENCY, sepaAmountText, type SepaFileFrame } from './sepa-plan';
 import { planTransfers } from './sepa-transfers';

@@ -94,7 +94,7 @@ function fakeItem(key: string, t: FakeBankTransaction): BankItem {
     status: 'BOOK',
     // The feed key is unique and stable: the same transaction pulled twice is imported once.
     accountServicerReference: key,
-    detailIndex: 0,
+    detailIndex: null,
     endToEndId: t.endToEndId,
     mandateId: null,
     creditorId: null,
