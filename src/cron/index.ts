@@ -8,6 +8,7 @@ import { sweepDeliveries } from '../events/delivery';
 import { sweepUnrendered } from '../services/documents/jobs';
 import { sweepAllCollections } from '../services/payments/collection-jobs';
 import { expirePaymentMethods } from '../services/payments/methods-expiry';
+import { syncAllOpenBankingAccounts } from '../services/payments/open-banking';
 import type { Env } from '../env';
 import { systemNow } from '../lib/clock';
 import { logError } from '../lib/log';
@@ -80,6 +81,8 @@ export async function runScheduled(controller: ScheduledController, env: Env): P
     } catch (err) {
       logError({ job: 'exchange-rates' }, err);
     }
+    const banking = await syncAllOpenBankingAccounts(env);
+    console.log(JSON.stringify({ level: 'info', job: 'open-banking-sync', ...banking }));
     const expired = await expireAllPaymentMethods(env);
     console.log(JSON.stringify({ level: 'info', job: 'payment-method-expiry', expired }));
     const purged = await purgeExpiredIdempotencyKeys(env);
