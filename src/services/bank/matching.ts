@@ -5,6 +5,7 @@ import { bankAccountTransactionAssignments, bankAccountTransactions, invoices, p
 import type { ServiceContext } from '../context';
 import { OPEN } from '../invoices/operations';
 import { applyPlans, type CollectionState } from './apply';
+import { settlePayouts } from './payouts';
 import type { BankRow } from './read';
 
 // Matching of received bank lines: the inputs are read once for all lines (open invoices, the
@@ -100,7 +101,10 @@ async function payerIbans(ctx: ServiceContext, items: MatchItem[]): Promise<{ cu
  * Plans and writes received lines: certain matches are booked, returns applied, suggestions
  * stored, and every line gets its status. Returns the lines as stored afterwards.
  */
-export async function matchLines(ctx: ServiceContext, lines: { row: BankRow; isReturn?: boolean }[]): Promise<BankRow[]> {
+export async function matchLines(ctx: ServiceContext, all: { row: BankRow; isReturn?: boolean }[]): Promise<BankRow[]> {
+  // Payouts of our own credit-transfer files are settled first; the planner sees the rest.
+  const payouts = await settlePayouts(ctx, all);
+  const lines = all.filter((l) => !payouts.has(l.row.id));
   if (lines.length === 0) return [];
   const items = lines.map((l) => matchItem(l.row, l.isReturn));
   const credits = items.some((i) => i.amount > 0);
