@@ -20,6 +20,8 @@ export default defineProject({
           TEST_MIGRATIONS: await readD1Migrations('./migrations'),
           ADMIN_TOKEN: 'test-admin-token',
           JWT_SECRET: 'test-jwt-secret-0123456789abcdef0123456789abcdef',
+          // 32 bytes, base64 (src/lib/secret-box.ts).
+          PAYMENT_SECRETS_KEY: 'dGVzdC1vbmx5LXBheW1lbnQtc2VjcmV0cy1rZXktMzI=',
           VAT_CHECKER: 'fake',
           FAKE_VIES_UNREGISTERED: 'DE811907980',
           // One chunk (25 subscriptions) per invocation, so a test sees a run continue through alarms.

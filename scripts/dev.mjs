@@ -1,6 +1,6 @@
 // Local dev runner for `npm run dev`: secrets, D1 migrations, `wrangler dev`, demo tenant.
 import { spawn, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { constants } from "node:os";
 import { dirname, join } from "node:path";
@@ -34,6 +34,14 @@ const baseUrl = `http://localhost:${port}`;
 if (!existsSync(devVars)) {
   copyFileSync(join(root, ".dev.vars.example"), devVars);
   console.log("[dev] Created .dev.vars from .dev.vars.example");
+} else {
+  // A secret added to the example since .dev.vars was made (PAYMENT_SECRETS_KEY) is appended.
+  const have = new Set(readFileSync(devVars, "utf8").split("\n").map((l) => l.split("=")[0].trim()));
+  const missing = readFileSync(join(root, ".dev.vars.example"), "utf8").split("\n").filter((l) => /^[A-Z_]+=/.test(l) && !have.has(l.split("=")[0]));
+  if (missing.length) {
+    appendFileSync(devVars, `\n${missing.join("\n")}\n`);
+    console.log(`[dev] Added ${missing.map((l) => l.split("=")[0]).join(", ")} to .dev.vars`);
+  }
 }
 
 // 2. Migrations. CI=true stops wrangler asking for confirmation.

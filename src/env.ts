@@ -29,7 +29,8 @@ export interface Env {
   BILLING_RENDER_DELAY_SECONDS?: string;
   /**
    * Key that encrypts gateway credentials at rest (AES-256-GCM): 32 bytes, base64. Set it as a
-   * secret in production; `wrangler dev` and the tests use the development key in wrangler.toml.
+   * secret in production (`wrangler secret put`); `wrangler dev` reads the development key from
+   * .dev.vars (.dev.vars.example), the tests set their own (vitest.workers.config.ts).
    */
   PAYMENT_SECRETS_KEY: string;
   /** Stripe's API origin; default https://api.stripe.com. Tests point it at the local fake. */

@@ -2,6 +2,9 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { api } from '../support/api';
 import { createCustomer, createTenant } from '../support/builders';
+import { SETTINGS } from '../documents/builders';
+import { CREDITOR_ID, OTHER_IBAN, sepaMethod } from '../payments/builders';
+import { camt053 } from '../payments/camt';
 
 /**
  * Tenant isolation over every route in the OpenAPI document: tenant B, holding every permission,
@@ -67,6 +70,26 @@ describe('tenant isolation on every route', () => {
       .bind(deliveryId, a.id, webhook.id, new Date().toISOString())
       .run();
     expect(run.id).toEqual(expect.any(String));
+
+    // A's money: a SEPA mandate, an invoice collected in a SEPA file, the statement line that paid
+    // it with its assignment, and a linked bank account.
+    await api('/settings', { token: a.key, method: 'PATCH', body: { settings: [{ key: 'sepa.creditorId', value: CREDITOR_ID }] } });
+    await api('/settings/documents', { token: a.key, method: 'PUT', body: SETTINGS });
+    const mandate = await sepaMethod(a, customer.id, { default: true, sepaDebit: { iban: OTHER_IBAN, accountHolder: 'Ann Agent' } });
+    const debited = await make('/invoices', { customer: customer.id, positions: [{ name: 'A debit', unitPrice: '10.00', taxRate: '19' }] });
+    expect((await api(`/invoices/${debited.id}/finalize`, { token: a.key, method: 'POST' })).status).toBe(201);
+    const sepaFile = await make('/sepa-xml', { type: 'direct_debit' });
+    const collection = (await api(`/sepa-xml/${sepaFile.id}`, { token: a.key })).body.transactions[0];
+    const statement = camt053('DE89370400440532013000', 'A-STMT', [
+      { ref: 'A-1', amount: '11.90', credit: true, bookingDate: '2026-06-03', details: [{ endToEndId: collection.endToEndId, amount: '11.90' }] },
+      { ref: 'A-2', amount: '5.00', credit: true, bookingDate: '2026-06-03', details: [{ name: 'Unknown', iban: OTHER_IBAN, remittance: 'A donation' }] },
+    ]);
+    expect((await api('/payment/bank-account-transactions/import', { token: a.key, method: 'POST', rawBody: statement, contentType: 'application/xml' })).status).toBe(201);
+    const bankLines = (await api('/payment/bank-account-transactions', { token: a.key })).body.data as { id: string; status: string }[];
+    const bookedLine = bankLines.find((l) => l.status === 'STATUS_BOOKED')!;
+    const openLine = bankLines.find((l) => l.status !== 'STATUS_BOOKED')!;
+    const bankAssignment = (await api(`/payment/bank-account-transaction-assignments?bankAccountTransaction=${bookedLine.id}`, { token: a.key })).body.data[0];
+    const bankAccount = await make('/open-banking-accounts', { iban: 'DE89370400440532013000' });
 
     // B's own catalogue, so that the sample bodies below are valid for B: the only reason to refuse them is A's id.
     const makeB = async (path: string, body: unknown) => {
@@ -134,6 +157,20 @@ describe('tenant isolation on every route', () => {
       '/webhooks/{id}/rotate-secret': { id: webhook.id },
       '/webhooks/{id}/deliveries': { id: webhook.id },
       '/webhook-deliveries/{id}/redeliver': { id: deliveryId },
+      '/customers/{id}/payment-methods': { id: customer.id },
+      '/payment-methods/{id}': { id: mandate.id },
+      '/payment-methods/{id}/revoke': { id: mandate.id },
+      '/transactions/{id}': { id: collection.id },
+      '/transactions/{id}/refund': { id: collection.id },
+      '/sepa-xml/{id}': { id: sepaFile.id },
+      '/sepa-xml/{id}/download-link': { id: sepaFile.id },
+      '/payment/bank-account-transactions/{id}': { id: bookedLine.id },
+      '/payment/bank-account-transactions/{id}/assign-invoices': { id: openLine.id },
+      '/payment/bank-account-transactions/{id}/ignore': { id: openLine.id },
+      '/payment/bank-account-transaction-assignments/{id}': { id: bankAssignment.id },
+      '/open-banking-accounts/{id}': { id: bankAccount.id },
+      '/open-banking-accounts/{id}/sync': { id: bankAccount.id },
+      '/open-banking-accounts/{id}/fake-transactions': { id: bankAccount.id },
       '/subscription-items/{id}': { id: item.id },
       '/subscription-items/{id}/quantity': { id: item.id },
       '/subscription-items/{id}/cancel': { id: item.id },
@@ -235,6 +272,9 @@ describe('tenant isolation on every route', () => {
       'patch /webhooks/{id}': { url: 'https://evil.example/x' },
       'put /subscription-items/{id}/quantity': { quantity: '5' },
       'put /subscription-items/{id}/price-plan': { pricePlan: bPricePlan.id },
+      'patch /payment-methods/{id}': { name: 'Stolen' },
+      'put /payment/bank-account-transactions/{id}/assign-invoices': { invoiceIds: [debited.id] },
+      'post /open-banking-accounts/{id}/fake-transactions': { transactions: [{ bookingDate: '2026-06-01', amount: '1.00', currency: 'EUR' }] },
     };
 
     const snapshot = async () => ({
@@ -264,6 +304,12 @@ describe('tenant isolation on every route', () => {
       entitled: (await api(`/customers/${customer.id}/entitlements?feature=a-sso`, { token: a.key })).body,
       invoice: (await api(`/invoices/${invoice.id}`, { token: a.key })).body,
       webhook: (await api(`/webhooks/${webhook.id}`, { token: a.key })).body,
+      mandate: (await api(`/payment-methods/${mandate.id}`, { token: a.key })).body,
+      collection: (await api(`/transactions/${collection.id}`, { token: a.key })).body,
+      sepaFile: (await api(`/sepa-xml/${sepaFile.id}`, { token: a.key })).body,
+      bankLines: (await api('/payment/bank-account-transactions', { token: a.key })).body,
+      bankAssignment: (await api(`/payment/bank-account-transaction-assignments/${bankAssignment.id}`, { token: a.key })).body,
+      bankAccount: (await api(`/open-banking-accounts/${bankAccount.id}`, { token: a.key })).body,
     });
     const before = await snapshot();
     // Every catalogue record of A is there to be compared (a 404 in the snapshot would hide a deletion).
@@ -299,13 +345,24 @@ describe('tenant isolation on every route', () => {
       run.id,
       webhook.id,
       deliveryId,
+      mandate.id,
+      debited.id,
+      collection.id,
+      sepaFile.id,
+      bookedLine.id,
+      openLine.id,
+      bankAssignment.id,
+      bankAccount.id,
     ];
 
+    // Paths whose parameter names a kind of thing, not a record: each tenant has its own under the
+    // same name (B's gateway settings are B's), so there is no A record to reach.
+    const notRecords = new Set(['/settings/gateways/{gateway}']);
     const doc = (await api('/openapi.json')).body;
     let checked = 0;
     for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
       for (const [method, op] of Object.entries(ops)) {
-        if (op['x-permission'] === 'public' || op['x-permission'] === 'admin') continue;
+        if (op['x-permission'] === 'public' || op['x-permission'] === 'admin' || notRecords.has(path)) continue;
         const label = `${method.toUpperCase()} ${path}`;
         if (path.includes('{')) {
           // ids[path] is checked even when missing (a filter would skip it and let a new route through).

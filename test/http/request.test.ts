@@ -9,7 +9,8 @@ async function operations(method: string): Promise<string[]> {
   const doc = (await api('/openapi.json')).body;
   return Object.entries(doc.paths as Record<string, Record<string, unknown>>)
     .filter(([, ops]) => method in ops)
-    .map(([path]) => path.replace(/\{[^}]+\}/g, 'no-such-id'));
+    // A gateway is named by one of a fixed set (an unknown name is a 400 path problem); ids are free.
+    .map(([path]) => path.replace('{gateway}', 'card_provider').replace(/\{[^}]+\}/g, 'no-such-id'));
 }
 
 const deep = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
@@ -42,7 +43,9 @@ describe('bodiless requests with Content-Type: application/json', () => {
     for (const method of ['post', 'put', 'patch'] as const) {
       for (const path of await operations(method)) {
         const res = await api(path, { method: method.toUpperCase(), token: t.key, rawBody: '', contentType: 'application/json', headers: { 'Content-Length': '0' } });
-        expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).not.toBe(400);
+        // A gateway webhook is verified by its signature before anything is parsed: 400 is its answer to any unsigned request.
+        if (path.startsWith('/gateway-webhooks/')) expect(res.body.type).toBe('/problems/webhook-not-verified');
+        else expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).not.toBe(400);
         expect(res.status, `${method} ${path}`).toBeLessThan(500);
       }
     }

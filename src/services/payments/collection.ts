@@ -4,7 +4,6 @@ import { isGuardFailure, requirePreviousChange } from '../../db/client';
 import { customers, invoices, paymentMethods, transactions } from '../../db/schema';
 import { insertEvent } from '../../events/outbox';
 import { ApiError } from '../../http/errors';
-import { newId } from '../../lib/ids';
 import type { ServiceContext } from '../context';
 import { paymentChange } from '../invoices/payments';
 import { loadInvoice, renderLoaded } from '../invoices/read';
@@ -14,7 +13,7 @@ import { loadSettings } from '../platform/settings';
 import { CHARGED_GATEWAYS } from '../ports/gateways';
 import type { ChargeOutcome, GatewayEvent } from '../ports/gateways/port';
 import { applyRefundOutcome } from './refunds';
-import { renderTransaction, type TransactionRow } from './transaction-render';
+import { newTransactionRow, renderTransaction, type TransactionRow } from './transaction-render';
 
 // Automatic collection (docs/decisions.md, Payments): a finalized invoice whose payment method is
 // charged by a gateway gets one collection attempt per job. The transaction row is written before
@@ -81,10 +80,7 @@ export async function collectInvoice(ctx: ServiceContext, invoiceId: string): Pr
       .where(and(eq(transactions.tenantId, ctx.tenant.id), eq(transactions.invoiceId, invoiceId), eq(transactions.type, 'payment'), eq(transactions.status, 'failed')))
       .get();
     const attempt = (failed?.n ?? 0) + 1;
-    const nowIso = ctx.now.toISOString();
-    const row: TransactionRow = {
-      id: newId(),
-      tenantId: ctx.tenant.id,
+    const row = newTransactionRow(ctx, {
       customerId: invoice.customerId,
       invoiceId,
       paymentMethodId: method.id,
@@ -95,22 +91,9 @@ export async function collectInvoice(ctx: ServiceContext, invoiceId: string): Pr
       documentNumber: invoice.number,
       currencyCode: invoice.currencyCode,
       amount: unpaid,
-      refundedAmount: 0,
-      chargedAmount: 0,
-      feeAmount: 0,
-      failReason: null,
-      referenceId: null,
       idempotencyKey: `collect:${invoiceId}:${attempt}`,
-      parentTransactionId: null,
       attempt,
-      nextRetryAt: null,
-      sepaFileId: null,
-      sepaSequenceType: null,
-      collectionDate: null,
-      createdAt: nowIso,
-      updatedAt: nowIso,
-      paidAt: null,
-    };
+    });
     // The live-payment index admits one live collection per invoice: a job racing this one loses here.
     const inserted = await ctx.db.insert(transactions).values(row).onConflictDoNothing().returning({ id: transactions.id });
     if (inserted.length === 0) {

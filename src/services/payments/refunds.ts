@@ -4,14 +4,13 @@ import { isGuardFailure, isUniqueViolation, requirePreviousChange } from '../../
 import { transactions } from '../../db/schema';
 import { insertEvent } from '../../events/outbox';
 import { ApiError, Violations } from '../../http/errors';
-import { newId } from '../../lib/ids';
 import type { ServiceContext } from '../context';
 import { loadInvoice } from '../invoices/read';
 import { issueRefundDocument } from '../invoices/refund-documents';
 import { commitInvoiceChange } from '../invoices/write';
 import { CHARGED_GATEWAYS } from '../ports/gateways';
 import type { RefundOutcome } from '../ports/gateways/port';
-import { renderTransaction, type TransactionRow } from './transaction-render';
+import { newTransactionRow, renderTransaction, type TransactionRow } from './transaction-render';
 
 // Refunds (docs/decisions.md, Payments): a refund transaction is written, and the amount reserved on
 // the payment (`refunded_amount`, guarded so concurrent refunds never give back more than was paid),
@@ -52,29 +51,20 @@ export async function refundTransaction(ctx: ServiceContext, paymentId: string, 
   v.throwIfAny();
   const earlier = await ctx.db.select({ n: count() }).from(transactions).where(and(eq(transactions.tenantId, ctx.tenant.id), eq(transactions.parentTransactionId, payment.id), eq(transactions.type, 'refund'))).get();
   const nowIso = ctx.now.toISOString();
-  const refund: TransactionRow = {
-    ...payment,
-    id: newId(),
+  const refund = newTransactionRow(ctx, {
+    customerId: payment.customerId,
+    invoiceId: payment.invoiceId,
+    paymentMethodId: payment.paymentMethodId,
     type: 'refund',
+    gateway: payment.gateway,
     status: 'pending',
     description: input.reason ?? `Refund of ${payment.documentNumber ?? 'payment'}`,
+    documentNumber: payment.documentNumber,
+    currencyCode: payment.currencyCode,
     amount,
-    refundedAmount: 0,
-    chargedAmount: 0,
-    feeAmount: 0,
-    failReason: null,
-    referenceId: null,
     idempotencyKey: `refund:${payment.id}:${(earlier?.n ?? 0) + 1}`,
     parentTransactionId: payment.id,
-    attempt: 1,
-    nextRetryAt: null,
-    sepaFileId: null,
-    sepaSequenceType: null,
-    collectionDate: null,
-    createdAt: nowIso,
-    updatedAt: nowIso,
-    paidAt: null,
-  };
+  });
   try {
     await ctx.db.batch([
       // Reserve the amount on the payment as it was read: a concurrent refund makes this match nothing.

@@ -1,8 +1,39 @@
 import { currencyScale, formatDecimal, fromMinorUnits } from '../../billing/money';
 import type { transactions } from '../../db/schema';
+import { newId } from '../../lib/ids';
 import type { TransactionResource } from '../../schemas/transactions';
 
 export type TransactionRow = typeof transactions.$inferSelect;
+
+type Required = 'customerId' | 'type' | 'gateway' | 'status' | 'currencyCode' | 'amount' | 'idempotencyKey';
+
+/** A new transaction row: what the call site names, every other column at its default (as `newInvoiceRow` does for documents). */
+export function newTransactionRow(ctx: { tenant: { id: string }; now: Date }, fields: Pick<TransactionRow, Required> & Partial<TransactionRow>): TransactionRow {
+  const nowIso = ctx.now.toISOString();
+  return {
+    id: newId(),
+    tenantId: ctx.tenant.id,
+    invoiceId: null,
+    paymentMethodId: null,
+    description: null,
+    documentNumber: null,
+    refundedAmount: 0,
+    chargedAmount: 0,
+    feeAmount: 0,
+    failReason: null,
+    referenceId: null,
+    parentTransactionId: null,
+    attempt: 1,
+    nextRetryAt: null,
+    sepaFileId: null,
+    sepaSequenceType: null,
+    collectionDate: null,
+    createdAt: nowIso,
+    updatedAt: nowIso,
+    paidAt: null,
+    ...fields,
+  };
+}
 
 /**
  * Minor units as the JSON number the spec shows. The number is made from the exact decimal text
