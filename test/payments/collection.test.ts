@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { api, countRows, get, post, query, type TestTenant } from '../support/api';
 import { createCustomer, createTenant, eventTypes, setClock } from '../support/builders';
-import { contextOf, finalizedInvoice, line } from '../documents/builders';
+import { contextOf, customerSession, finalizedInvoice, line } from '../documents/builders';
 import { collectJob } from '../../src/services/payments/collection-jobs';
 import { applyGatewayEvent } from '../../src/services/payments/collection';
 import { bankTransferMethod, paymentSettings, sepaMethod, testingMethod } from './builders';
@@ -194,6 +194,9 @@ describe('automatic collection', () => {
     const { t, c } = await setup();
     const inv = await finalizedInvoice(t, c.id, [line('10.00')]);
     const { transactions } = await settled(t, inv.id);
+    const session = await customerSession(t, c.id);
+    expect((await api('/transactions', { token: session })).status).toBe(403);
+    expect((await api(`/transactions/${transactions[0].id}`, { token: session })).status).toBe(403);
     const other = await createTenant();
     expect((await get(other, `/transactions/${transactions[0].id}`)).status).toBe(404);
     expect((await get(other, '/transactions')).body.data).toEqual([]);
