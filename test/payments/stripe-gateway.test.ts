@@ -257,3 +257,34 @@ describe('collection through Stripe', () => {
     if (reason) expect(transactions[0].failReason).toContain(reason);
   });
 });
+
+describe('refunds through Stripe', () => {
+  it('a refund whose answer is lost stays pending with its amount reserved; the sweeper repeats it under the same key and Stripe refunds once', async () => {
+    const t = await createTenant();
+    await setClock(t, '2027-03-01T09:00:00.000Z');
+    const stripe = await configured(t);
+    const c = await createCustomer(t);
+    await createPaymentMethod(t, { customer: c.id, type: 'card', token: 'pm_card_visa', default: true });
+    const inv = await finalizedInvoice(t, c.id, [line('100.00')]);
+    let payment: any;
+    for (let i = 0; i < 100 && !payment; i++) {
+      payment = (await get(t, `/transactions?invoice=${inv.id}&status=succeeded`)).body.data[0];
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await stripeFault(stripe.secretKey, { mode: 'lost', path: '/v1/refunds' });
+    const res = await api(`/transactions/${payment.id}/refund`, { token: t.key, method: 'POST', body: { amount: '19.00' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body).toMatchObject({ status: 'pending', amount: 19 });
+    expect((await get(t, `/transactions/${payment.id}`)).body.refundedAmount).toBe(19);
+    // A second refund of everything cannot take the reserved part again.
+    expect((await api(`/transactions/${payment.id}/refund`, { token: t.key, method: 'POST', body: { amount: '100.01' } })).status).toBe(422);
+
+    await setClock(t, '2027-03-01T09:11:00.000Z');
+    expect((await get(t, `/transactions/${res.body.id}`)).body).toMatchObject({ status: 'succeeded', referenceId: expect.stringMatching(/^re_/) });
+    const refundPosts = (await stripeCalls(stripe.secretKey)).filter((x) => x.method === 'POST' && x.path === '/v1/refunds');
+    expect(refundPosts.map((p) => p.idempotencyKey)).toEqual([`refund:${payment.id}:1`, `refund:${payment.id}:1`]);
+    expect((await stripeObjects(stripe.secretKey)).refunds).toHaveLength(1);
+    const docs = await query<{ gross_amount: number }>("SELECT gross_amount FROM invoices WHERE tenant_id = ? AND type = 'TYPE_REFUND'", t.id);
+    expect(docs).toEqual([{ gross_amount: -1900 }]);
+  });
+});

@@ -38,6 +38,8 @@ export const transactions = sqliteTable(
     attempt: integer('attempt').notNull().default(1),
     /** When a failed collection is tried again (the tenant's time); null: no more retries. */
     nextRetryAt: text('next_retry_at'),
+    /** Of a refund: whether a refund document corrects the invoice when it goes through (null: yes). */
+    refundDocument: integer('refund_document', { mode: 'boolean' }),
     /** The SEPA file (pain.008 or pain.001) that carries it, and its collection or execution date. */
     sepaFileId: text('sepa_file_id'),
     sepaSequenceType: text('sepa_sequence_type'),

@@ -1,7 +1,8 @@
 import { splitPayment } from '../../billing/invoice-totals';
 import { Dec, documentAmountLimit, roundMoney, toMinorUnitsSafe, withinDocumentLimit } from '../../billing/money';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { invoicePayments } from '../../db/schema';
+import { and, eq, inArray } from 'drizzle-orm';
+import { invoicePayments, transactions } from '../../db/schema';
 import type { EventType } from '../../events/catalogue';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
@@ -69,6 +70,16 @@ export function unpaymentChange(before: InvoiceAggregate, amount: number, reopen
 export async function addPayment(ctx: ServiceContext, id: string, input: PaymentInput) {
   const before = await loadInvoice(ctx, id);
   requireStatus(before, OPEN, 'record a payment on');
+  // Money that is on its way (a card charge without its answer, a debit in a SEPA file) would pay
+  // the invoice a second time: the tenant waits for it, or for its failure or return.
+  const moving = await ctx.db
+    .select({ gateway: transactions.gateway, status: transactions.status })
+    .from(transactions)
+    .where(and(eq(transactions.tenantId, ctx.tenant.id), eq(transactions.invoiceId, id), eq(transactions.type, 'payment'), inArray(transactions.status, ['pending', 'processing'])))
+    .get();
+  if (moving) {
+    throw ApiError.conflict(`A ${moving.gateway === 'sepa_debit' ? 'SEPA direct debit' : 'payment'} of this invoice is ${moving.status}; record other payments once it has failed or come back.`, 'collection-in-progress');
+  }
   const currency = before.row.currencyCode;
   const v = new Violations();
   if (!roundMoney(input.amount, currency).eq(new Dec(input.amount))) v.add('amount', `Has more decimals than ${currency} allows.`, 'too_many_decimals');

@@ -54,6 +54,12 @@ function partialLines(ctx: ServiceContext, docId: string, original: InvoiceAggre
   });
 }
 
+/** What a refund document may still give back on an invoice: its gross less earlier credit notes and refund documents. */
+export async function refundableByDocument(ctx: ServiceContext, invoiceId: string, grossAmount: number): Promise<number> {
+  const earlier = await earlierCredits(ctx, invoiceId);
+  return Math.max(0, grossAmount - earlier.gross);
+}
+
 /**
  * Issues and finalizes the refund document for `gross` (minor units) given back on an invoice.
  * Refunding all that is left reverses the rest exactly; a part is spread over the tax groups.

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNotNull, lt, lte } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, lt, lte, sql } from 'drizzle-orm';
 import { createDb } from '../../db/client';
 import { invoices, tenants, transactions } from '../../db/schema';
 import type { Env, PaymentJob } from '../../env';
@@ -7,11 +7,13 @@ import { createServiceContext, type ServiceContext } from '../context';
 import { CHARGED_GATEWAYS } from '../ports/gateways';
 import { GatewayUnavailableError } from '../ports/gateways/port';
 import { applyChargeOutcome, collectInvoice } from './collection';
+import { sendRefund } from './refunds';
 
 // Collection jobs: after finalization a message per invoice on the payments queue; the consumer
-// makes one attempt. Retries of failed charges (days apart, `payments.retryDays`), charges whose
-// result is still open, and messages that were lost are picked up by the sweeper (cron, and every
-// move of a test clock), each at the tenant's own time (docs/decisions.md, Payments).
+// makes one attempt. Retries of failed charges (days apart, `payments.retryDays`), charges and
+// refunds whose result is still open, and invoices whose message was lost are picked up by the
+// sweeper (cron, and every move of a test clock), each at the tenant's own time
+// (docs/decisions.md, Payments).
 
 /** The payments queue's name (wrangler.toml). */
 export const PAYMENT_JOBS_QUEUE = 'edge-billing-payments';
@@ -91,15 +93,19 @@ export async function sweepCollections(ctx: ServiceContext, limit = 100): Promis
     .where(
       and(
         eq(transactions.tenantId, t),
-        eq(transactions.type, 'payment'),
+        // Charges still pending or processing, and refunds whose gateway did not answer.
+        sql`(${transactions.type} = 'payment' AND ${transactions.status} IN ('pending', 'processing') OR ${transactions.type} = 'refund' AND ${transactions.status} = 'pending')`,
         inArray(transactions.gateway, [...CHARGED_GATEWAYS]),
-        inArray(transactions.status, ['pending', 'processing']),
         lt(transactions.updatedAt, new Date(ctx.now.getTime() - STALE_PENDING_MS).toISOString()),
       ),
     )
     .limit(limit);
   for (const tx of stale) {
-    if (tx.status === 'pending') {
+    if (tx.type === 'refund') {
+      const payment = tx.parentTransactionId ? await ctx.db.select().from(transactions).where(and(eq(transactions.tenantId, t), eq(transactions.id, tx.parentTransactionId))).get() : undefined;
+      if (payment) await attempt(ctx, () => sendRefund(ctx, tx, payment));
+      result.resumed++;
+    } else if (tx.status === 'pending') {
       await attempt(ctx, () => collectInvoice(ctx, tx.invoiceId!));
       result.resumed++;
     } else if (tx.updatedAt < new Date(ctx.now.getTime() - STALE_PROCESSING_MS).toISOString() && tx.referenceId) {
@@ -108,6 +114,21 @@ export async function sweepCollections(ctx: ServiceContext, limit = 100): Promis
       await attempt(ctx, async () => applyChargeOutcome(ctx, tx, await gateway.chargeStatus(tx.referenceId!)));
       result.checked++;
     }
+  }
+  // Invoices whose collection job never ran (its message was lost): open, finalized a while ago,
+  // with a method a gateway charges, and no payment attempt at all.
+  const missed = await ctx.db.all<{ id: string }>(sql`
+    SELECT i.id FROM invoices i
+    JOIN payment_methods m ON +m.tenant_id = ${t} AND m.id = coalesce(i.payment_method_id,
+      (SELECT d.id FROM payment_methods d WHERE d.tenant_id = ${t} AND d.customer_id = i.customer_id AND d.is_default = 1 LIMIT 1))
+    WHERE i.tenant_id = ${t} AND i.type = 'TYPE_INVOICE' AND i.status IN ('STATUS_UNPAID', 'STATUS_REMINDED') AND i.gross_amount > i.paid_amount
+      AND i.finalization_date < ${new Date(ctx.now.getTime() - STALE_PENDING_MS).toISOString()}
+      AND m.customer_id = i.customer_id AND m.status = 'active' AND m.enabled = 1 AND m.gateway_name IN (${sql.join([...CHARGED_GATEWAYS].map((g) => sql`${g}`), sql`, `)})
+      AND NOT EXISTS (SELECT 1 FROM transactions x WHERE x.tenant_id = ${t} AND x.invoice_id = i.id AND x.type = 'payment')
+    LIMIT ${limit}`);
+  for (const m of missed) {
+    await attempt(ctx, () => collectInvoice(ctx, m.id));
+    result.resumed++;
   }
   return result;
 }

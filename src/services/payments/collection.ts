@@ -1,4 +1,4 @@
-import { and, count, eq, inArray } from 'drizzle-orm';
+import { and, count, eq, inArray, isNull } from 'drizzle-orm';
 import { formatDecimal, fromMinorUnits, currencyScale, toMinorUnitsSafe } from '../../billing/money';
 import { isGuardFailure, requirePreviousChange } from '../../db/client';
 import { customers, invoices, paymentMethods, transactions } from '../../db/schema';
@@ -63,46 +63,49 @@ const liveOf = (ctx: ServiceContext, invoiceId: string) =>
  * never doubled.
  */
 export async function collectInvoice(ctx: ServiceContext, invoiceId: string): Promise<CollectResult> {
+  // A pending charge (a job that died after, or during, the gateway call) is continued whatever
+  // became of the invoice meanwhile: the gateway may have charged, and only repeating the same
+  // request tells; a success on a settled invoice is then recorded, never lost.
+  const pending = await liveOf(ctx, invoiceId);
+  if (pending?.status === 'pending') return chargePending(ctx, pending);
   const invoice = await ctx.db.select().from(invoices).where(and(eq(invoices.tenantId, ctx.tenant.id), eq(invoices.id, invoiceId))).get();
   if (!invoice) return { outcome: 'skipped', reason: 'not_found' };
   if (invoice.type !== 'TYPE_INVOICE' || !OPEN.includes(invoice.status)) return { outcome: 'skipped', reason: 'not_open' };
   const unpaid = invoice.grossAmount - invoice.paidAmount;
   if (unpaid <= 0) return { outcome: 'skipped', reason: 'nothing_unpaid' };
 
-  let tx = await liveOf(ctx, invoiceId);
-  if (tx && tx.status !== 'pending') return { outcome: 'waiting', transaction: tx };
-  if (!tx) {
-    const method = await invoicePaymentMethod(ctx, invoice);
-    if (!isChargeable(method)) return { outcome: 'skipped', reason: method ? 'not_chargeable' : 'no_payment_method' };
-    const failed = await ctx.db
-      .select({ n: count() })
-      .from(transactions)
-      .where(and(eq(transactions.tenantId, ctx.tenant.id), eq(transactions.invoiceId, invoiceId), eq(transactions.type, 'payment'), eq(transactions.status, 'failed')))
-      .get();
-    const attempt = (failed?.n ?? 0) + 1;
-    const row = newTransactionRow(ctx, {
-      customerId: invoice.customerId,
-      invoiceId,
-      paymentMethodId: method.id,
-      type: 'payment',
-      gateway: method.gatewayName,
-      status: 'pending',
-      description: `Payment of ${invoice.number}`,
-      documentNumber: invoice.number,
-      currencyCode: invoice.currencyCode,
-      amount: unpaid,
-      idempotencyKey: `collect:${invoiceId}:${attempt}`,
-      attempt,
-    });
-    // The live-payment index admits one live collection per invoice: a job racing this one loses here.
-    const inserted = await ctx.db.insert(transactions).values(row).onConflictDoNothing().returning({ id: transactions.id });
-    if (inserted.length === 0) {
-      const other = await liveOf(ctx, invoiceId);
-      return other ? { outcome: 'waiting', transaction: other } : { outcome: 'skipped', reason: 'concurrent' };
-    }
-    tx = row;
+  if (pending) return { outcome: 'waiting', transaction: pending };
+  const method = await invoicePaymentMethod(ctx, invoice);
+  if (!isChargeable(method)) return { outcome: 'skipped', reason: method ? 'not_chargeable' : 'no_payment_method' };
+  // Every earlier payment row of the invoice is an attempt (failed, returned, or succeeded without
+  // settling it), so the key of this one is new.
+  const earlier = await ctx.db
+    .select({ n: count() })
+    .from(transactions)
+    .where(and(eq(transactions.tenantId, ctx.tenant.id), eq(transactions.invoiceId, invoiceId), eq(transactions.type, 'payment')))
+    .get();
+  const attempt = (earlier?.n ?? 0) + 1;
+  const row = newTransactionRow(ctx, {
+    customerId: invoice.customerId,
+    invoiceId,
+    paymentMethodId: method.id,
+    type: 'payment',
+    gateway: method.gatewayName,
+    status: 'pending',
+    description: `Payment of ${invoice.number}`,
+    documentNumber: invoice.number,
+    currencyCode: invoice.currencyCode,
+    amount: unpaid,
+    idempotencyKey: `collect:${invoiceId}:${attempt}`,
+    attempt,
+  });
+  // The live-payment index admits one live collection per invoice: a job racing this one loses here.
+  const inserted = await ctx.db.insert(transactions).values(row).onConflictDoNothing().returning({ id: transactions.id });
+  if (inserted.length === 0) {
+    const other = await liveOf(ctx, invoiceId);
+    return other ? { outcome: 'waiting', transaction: other } : { outcome: 'skipped', reason: 'concurrent' };
   }
-  return chargePending(ctx, tx);
+  return chargePending(ctx, row);
 }
 
 /** Calls the gateway for a pending transaction (first time or again, with the same idempotency key) and applies its answer. */
@@ -200,20 +203,28 @@ async function settleInvoice(ctx: ServiceContext, tx: TransactionRow, next: Tran
   for (let round = 0; round < 3; round++) {
     const invoice = await loadInvoice(ctx, tx.invoiceId!);
     const unpaid = invoice.row.grossAmount - invoice.row.paidAmount;
-    if (!OPEN.includes(invoice.row.status) || unpaid < tx.amount) {
-      return runOnce(ctx, update, { ...next, description: `${next.description ?? 'Payment'} (invoice already settled: refund it)` }, tx);
+    if (!OPEN.includes(invoice.row.status) || unpaid <= 0) {
+      const description = `${next.description ?? 'Payment'} (invoice already settled: refund it)`;
+      const note = ctx.db.update(transactions).set({ description }).where(and(eq(transactions.tenantId, ctx.tenant.id), eq(transactions.id, tx.id)));
+      return runOnce(ctx, [...update, note], { ...next, description }, tx);
     }
+    // Paid in part by other means meanwhile: what is still open is paid, the rest stays visible on
+    // the transaction for the tenant to refund.
+    const applied = Math.min(unpaid, tx.amount);
     const change = paymentChange(ctx, invoice, {
-      amount: tx.amount,
+      amount: applied,
       paymentDate: next.paidAt!,
       description: tx.description,
       paymentMethod: tx.paymentMethodId,
       feeAmount: next.feeAmount || null,
       transactionId: tx.id,
     });
+    const excess = tx.amount - applied;
+    const noted = excess > 0 ? { ...next, description: `${next.description ?? 'Payment'} (${formatDecimal(fromMinorUnits(excess, tx.currencyCode), currencyScale(tx.currencyCode))} ${tx.currencyCode} more than was open: refund it)` } : next;
+    const statements = excess > 0 ? [ctx.db.update(transactions).set({ description: noted.description }).where(and(eq(transactions.tenantId, ctx.tenant.id), eq(transactions.id, tx.id))), ...change.statements] : change.statements;
     try {
-      await commitInvoiceChange(ctx, invoice, change.changes, change.events, { statements: [...(update as never[]), ...change.statements] });
-      return next;
+      await commitInvoiceChange(ctx, invoice, change.changes, change.events, { statements: [...(update as never[]), ...statements] });
+      return noted;
     } catch (err) {
       if (err instanceof ApiError && err.type === 'concurrent-update') {
         // Either the invoice moved (read it again) or the transaction was applied by another path.
@@ -233,11 +244,10 @@ async function settleInvoice(ctx: ServiceContext, tx: TransactionRow, next: Tran
  */
 export async function applyGatewayEvent(ctx: ServiceContext, gateway: string, event: GatewayEvent): Promise<{ applied: boolean }> {
   if (event.kind === 'ignored') return { applied: false };
-  const tx = await ctx.db
-    .select()
-    .from(transactions)
-    .where(and(eq(transactions.tenantId, ctx.tenant.id), eq(transactions.gateway, gateway), eq(transactions.referenceId, event.referenceId)))
-    .get();
+  const byReference = and(eq(transactions.tenantId, ctx.tenant.id), eq(transactions.gateway, gateway), eq(transactions.referenceId, event.referenceId));
+  // A charge whose answer was lost has no reference yet: the event names our transaction in its metadata.
+  const byOurId = event.transactionId ? and(eq(transactions.tenantId, ctx.tenant.id), eq(transactions.gateway, gateway), eq(transactions.id, event.transactionId), isNull(transactions.referenceId)) : undefined;
+  const tx = (await ctx.db.select().from(transactions).where(byReference).get()) ?? (byOurId ? await ctx.db.select().from(transactions).where(byOurId).get() : undefined);
   if (!tx) return { applied: false };
   if (event.kind === 'refund.succeeded' || event.kind === 'refund.failed') {
     if (tx.type !== 'refund' || !LIVE.includes(tx.status as (typeof LIVE)[number])) return { applied: false };

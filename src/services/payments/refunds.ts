@@ -1,15 +1,15 @@
 import { and, count, eq, sql } from 'drizzle-orm';
 import { Dec, currencyScale, formatDecimal, fromMinorUnits, roundMoney, toMinorUnitsSafe } from '../../billing/money';
 import { isGuardFailure, isUniqueViolation, requirePreviousChange } from '../../db/client';
-import { transactions } from '../../db/schema';
+import { invoices, transactions } from '../../db/schema';
 import { insertEvent } from '../../events/outbox';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { loadInvoice } from '../invoices/read';
-import { issueRefundDocument } from '../invoices/refund-documents';
+import { issueRefundDocument, refundableByDocument } from '../invoices/refund-documents';
 import { commitInvoiceChange } from '../invoices/write';
 import { CHARGED_GATEWAYS } from '../ports/gateways';
-import type { RefundOutcome } from '../ports/gateways/port';
+import { GatewayUnavailableError, type RefundOutcome } from '../ports/gateways/port';
 import { newTransactionRow, renderTransaction, type TransactionRow } from './transaction-render';
 
 // Refunds (docs/decisions.md, Payments): a refund transaction is written, and the amount reserved on
@@ -49,6 +49,19 @@ export async function refundTransaction(ctx: ServiceContext, paymentId: string, 
     else amount = toMinorUnitsSafe(dec, currency);
   }
   v.throwIfAny();
+  const createDocument = input.createDocument ?? payment.invoiceId !== null;
+  if (createDocument) {
+    // The document's limit is checked before any money moves: credit notes and refund documents
+    // together never give back more than the invoice charged.
+    const invoice = payment.invoiceId ? await ctx.db.select({ type: invoices.type, gross: invoices.grossAmount, number: invoices.number }).from(invoices).where(and(eq(invoices.tenantId, ctx.tenant.id), eq(invoices.id, payment.invoiceId))).get() : undefined;
+    if (!invoice) throw ApiError.violation('createDocument', 'This payment paid no invoice a refund document could correct.', 'no_invoice');
+    if (invoice.type === 'TYPE_INVOICE') {
+      const room = (await refundableByDocument(ctx, payment.invoiceId!, invoice.gross)) - (await pendingRefundDocuments(ctx, payment.invoiceId!));
+      if (amount > room) {
+        throw ApiError.violation('amount', `Credit notes and refunds leave ${formatDecimal(fromMinorUnits(Math.max(0, room), currency), currencyScale(currency))} ${currency} to correct on ${invoice.number}; refund without a document (createDocument: false) to give back more.`, 'exceeds_creditable');
+      }
+    }
+  }
   const earlier = await ctx.db.select({ n: count() }).from(transactions).where(and(eq(transactions.tenantId, ctx.tenant.id), eq(transactions.parentTransactionId, payment.id), eq(transactions.type, 'refund'))).get();
   const nowIso = ctx.now.toISOString();
   const refund = newTransactionRow(ctx, {
@@ -64,6 +77,7 @@ export async function refundTransaction(ctx: ServiceContext, paymentId: string, 
     amount,
     idempotencyKey: `refund:${payment.id}:${(earlier?.n ?? 0) + 1}`,
     parentTransactionId: payment.id,
+    refundDocument: createDocument,
   });
   try {
     await ctx.db.batch([
@@ -81,19 +95,51 @@ export async function refundTransaction(ctx: ServiceContext, paymentId: string, 
     }
     throw err;
   }
-  const createDocument = input.createDocument ?? payment.invoiceId !== null;
   if (!CHARGED_GATEWAYS.has(payment.gateway)) return { refund: renderTransaction(refund), createDocument };
+  return { refund: renderTransaction(await sendRefund(ctx, refund, payment)), createDocument };
+}
+
+/**
+ * Asks the gateway to refund (the first time, or again with the same key after no answer came).
+ * A gateway that cannot be reached leaves the refund pending, its amount reserved: the collection
+ * sweeper asks again with the same key, which the gateway answers with the first refund.
+ */
+export async function sendRefund(ctx: ServiceContext, refund: TransactionRow, payment: Pick<TransactionRow, 'id' | 'gateway' | 'referenceId'>): Promise<TransactionRow> {
   const gateway = await ctx.gateways.get(payment.gateway);
-  const outcome: RefundOutcome = gateway
-    ? await gateway.refund({
-        idempotencyKey: refund.idempotencyKey,
-        chargeReferenceId: payment.referenceId ?? '',
-        amount: formatDecimal(fromMinorUnits(amount, currency), currencyScale(currency)),
-        currencyCode: currency,
-        metadata: { tenant_id: ctx.tenant.id, transaction_id: refund.id, payment_id: payment.id },
-      })
-    : { status: 'failed', referenceId: null, reason: 'gateway_unconfigured' };
-  return { refund: renderTransaction(await applyRefundOutcome(ctx, refund, outcome, { createDocument, reason: input.reason })), createDocument };
+  let outcome: RefundOutcome;
+  try {
+    outcome = gateway
+      ? await gateway.refund({
+          idempotencyKey: refund.idempotencyKey,
+          chargeReferenceId: payment.referenceId ?? '',
+          amount: formatDecimal(fromMinorUnits(refund.amount, refund.currencyCode), currencyScale(refund.currencyCode)),
+          currencyCode: refund.currencyCode,
+          metadata: { tenant_id: ctx.tenant.id, transaction_id: refund.id, payment_id: payment.id },
+        })
+      : { status: 'failed', referenceId: null, reason: 'gateway_unconfigured' };
+  } catch (err) {
+    if (err instanceof GatewayUnavailableError) return refund;
+    throw err;
+  }
+  return applyRefundOutcome(ctx, refund, outcome);
+}
+
+/** Refund documents still to come: refunds with a document that have not gone through yet. */
+async function pendingRefundDocuments(ctx: ServiceContext, invoiceId: string): Promise<number> {
+  const row = await ctx.db
+    .select({ amount: sql<number>`coalesce(sum(${transactions.amount}), 0)` })
+    .from(transactions)
+    .where(
+      and(
+        eq(transactions.tenantId, ctx.tenant.id),
+        eq(transactions.invoiceId, invoiceId),
+        eq(transactions.type, 'refund'),
+        sql`${transactions.status} IN ('pending', 'processing')`,
+        sql`coalesce(${transactions.refundDocument}, 1) = 1`,
+      ),
+    )
+    .get();
+  return row?.amount ?? 0;
 }
 
 /**
@@ -101,12 +147,7 @@ export async function refundTransaction(ctx: ServiceContext, paymentId: string, 
  * invoice gets its refund document (when it corrects it) and `invoice.refunded`, and becomes
  * STATUS_REFUNDED when everything it received went back. Failure releases the reserved amount.
  */
-export async function applyRefundOutcome(
-  ctx: ServiceContext,
-  refund: TransactionRow,
-  outcome: RefundOutcome,
-  options: { createDocument: boolean; reason: string | null } = { createDocument: true, reason: null },
-): Promise<TransactionRow> {
+export async function applyRefundOutcome(ctx: ServiceContext, refund: TransactionRow, outcome: RefundOutcome): Promise<TransactionRow> {
   const nowIso = ctx.now.toISOString();
   const live = and(eq(transactions.tenantId, ctx.tenant.id), eq(transactions.id, refund.id), sql`${transactions.status} IN ('pending', 'processing')`);
   if (outcome.status === 'failed') {
@@ -142,16 +183,22 @@ export async function applyRefundOutcome(
     if (isGuardFailure(err)) return (await loadTransaction(ctx, refund.id)) as TransactionRow;
     throw err;
   }
-  if (refund.invoiceId) await markInvoiceRefunded(ctx, refund, options);
+  if (refund.invoiceId) await markInvoiceRefunded(ctx, refund);
   return next;
 }
 
 /** The invoice's side of a refund that went through: the document, the status, the event. */
-async function markInvoiceRefunded(ctx: ServiceContext, refund: TransactionRow, options: { createDocument: boolean; reason: string | null }) {
+async function markInvoiceRefunded(ctx: ServiceContext, refund: TransactionRow) {
   const invoiceId = refund.invoiceId!;
-  if (options.createDocument) {
+  if (refund.refundDocument !== false) {
     const before = await loadInvoice(ctx, invoiceId);
-    if (before.row.type === 'TYPE_INVOICE') await issueRefundDocument(ctx, invoiceId, refund.amount, options.reason);
+    if (before.row.type === 'TYPE_INVOICE') {
+      // The money went back already, so this never fails the refund: a document that no longer fits
+      // (a credit note issued since the refund was asked for) is given back as far as it fits.
+      const room = await refundableByDocument(ctx, invoiceId, before.row.grossAmount);
+      const gross = Math.min(refund.amount, room);
+      if (gross > 0) await issueRefundDocument(ctx, invoiceId, gross, refund.description);
+    }
   }
   const payments = await ctx.db
     .select({ paid: sql<number>`coalesce(sum(${transactions.amount}), 0)`, refunded: sql<number>`coalesce(sum(${transactions.refundedAmount}), 0)` })

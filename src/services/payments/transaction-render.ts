@@ -25,6 +25,7 @@ export function newTransactionRow(ctx: { tenant: { id: string }; now: Date }, fi
     parentTransactionId: null,
     attempt: 1,
     nextRetryAt: null,
+    refundDocument: null,
     sepaFileId: null,
     sepaSequenceType: null,
     collectionDate: null,

@@ -64,14 +64,17 @@ export interface AttachedCard {
   cardHolder: string | null;
 }
 
-/** A verified gateway webhook, reduced to what moves our transactions. */
+/**
+ * A verified gateway webhook, reduced to what moves our transactions. `transactionId` is our id as
+ * the gateway keeps it in the charge's metadata: it finds a transaction whose call lost its answer.
+ */
 export type GatewayEvent =
-  | { id: string; kind: 'charge.succeeded'; referenceId: string; feeAmount?: string }
-  | { id: string; kind: 'charge.failed'; referenceId: string; reason: string; retryable: boolean }
-  | { id: string; kind: 'charge.action_required'; referenceId: string; reason: string }
-  | { id: string; kind: 'refund.succeeded'; referenceId: string }
-  | { id: string; kind: 'refund.failed'; referenceId: string; reason: string }
-  | { id: string; kind: 'ignored' };
+  | { id: string; kind: 'charge.succeeded'; referenceId: string; feeAmount?: string; transactionId?: string }
+  | { id: string; kind: 'charge.failed'; referenceId: string; reason: string; retryable: boolean; transactionId?: string }
+  | { id: string; kind: 'charge.action_required'; referenceId: string; reason: string; transactionId?: string }
+  | { id: string; kind: 'refund.succeeded'; referenceId: string; transactionId?: string }
+  | { id: string; kind: 'refund.failed'; referenceId: string; reason: string; transactionId?: string }
+  | { id: string; kind: 'ignored'; transactionId?: undefined };
 
 export interface PaymentGateway {
   /** The `gatewayName` it serves. */

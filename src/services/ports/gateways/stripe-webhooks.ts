@@ -108,22 +108,12 @@ export function stripeGatewayEvent(rawBody: string): GatewayEvent {
   if (type.startsWith('payment_intent.')) {
     const referenceId = str(obj.id);
     if (!referenceId) return { id, kind: 'ignored' };
-    switch (type) {
-      case 'payment_intent.succeeded':
-        return { id, kind: 'charge.succeeded', referenceId };
-      case 'payment_intent.requires_action':
-        return { id, kind: 'charge.action_required', referenceId, reason: 'authentication_required' };
-      case 'payment_intent.payment_failed': {
-        const { code, declineCode, adviceCode } = lastError(obj);
-        // An off-session charge the bank wants authenticated fails this way; the payer can still finish it.
-        if (code === 'authentication_required' || declineCode === 'authentication_required') return { id, kind: 'charge.action_required', referenceId, reason: 'authentication_required' };
-        return { id, kind: 'charge.failed', referenceId, reason: stripeFailureReason(code, declineCode), retryable: isRetryableDecline(code, declineCode, adviceCode) };
-      }
-      case 'payment_intent.canceled':
-        return { id, kind: 'charge.failed', referenceId, reason: str(obj.cancellation_reason) ?? 'canceled', retryable: true };
-      default:
-        return { id, kind: 'ignored' };
-    }
+    // Our transaction id, as the charge's metadata carries it (for a charge whose answer was lost).
+    const metadata = obj.metadata && typeof obj.metadata === 'object' ? (obj.metadata as Record<string, unknown>) : {};
+    const ours = str(metadata.transaction_id);
+    const transactionId = ours ? { transactionId: ours } : {};
+    const event = stripeIntentEvent(id, type, obj, referenceId);
+    return event.kind === 'ignored' ? event : { ...event, ...transactionId };
   }
   if (type === 'refund.created' || type === 'refund.updated' || type === 'refund.failed' || type === 'charge.refund.updated') {
     if (type === 'refund.failed') {
@@ -133,4 +123,24 @@ export function stripeGatewayEvent(rawBody: string): GatewayEvent {
     return refundEvent(id, obj);
   }
   return { id, kind: 'ignored' };
+}
+
+/** A PaymentIntent's event as a charge event. */
+function stripeIntentEvent(id: string, type: string, obj: Record<string, unknown>, referenceId: string): GatewayEvent {
+  switch (type) {
+    case 'payment_intent.succeeded':
+      return { id, kind: 'charge.succeeded', referenceId };
+    case 'payment_intent.requires_action':
+      return { id, kind: 'charge.action_required', referenceId, reason: 'authentication_required' };
+    case 'payment_intent.payment_failed': {
+      const { code, declineCode, adviceCode } = lastError(obj);
+      // An off-session charge the bank wants authenticated fails this way; the payer can still finish it.
+      if (code === 'authentication_required' || declineCode === 'authentication_required') return { id, kind: 'charge.action_required', referenceId, reason: 'authentication_required' };
+      return { id, kind: 'charge.failed', referenceId, reason: stripeFailureReason(code, declineCode), retryable: isRetryableDecline(code, declineCode, adviceCode) };
+    }
+    case 'payment_intent.canceled':
+      return { id, kind: 'charge.failed', referenceId, reason: str(obj.cancellation_reason) ?? 'canceled', retryable: true };
+    default:
+      return { id, kind: 'ignored' };
+  }
 }

@@ -1,0 +1,1 @@
+ALTER TABLE `transactions` ADD `refund_document` integer;
