@@ -100,11 +100,16 @@ describe('open-banking accounts', () => {
   it('the fake feed is validated, and only for test-mode tenants', async () => {
     const t = await createTenant();
     const account = await linked(t);
-    expect422(await feed(t, account.id, [{ ...credit('1.001', 'x'), currency: 'EUR' }, { ...credit('5.00', 'y'), currency: 'XXY' }, { ...credit('5.00', 'z'), counterpartyIban: 'DE00' }]), [
-      'transactions[0].amount',
-      'transactions[1].currency',
-      'transactions[2].counterpartyIban',
-    ]);
+    expect422(
+      await feed(t, account.id, [
+        { ...credit('1.001', 'x'), currency: 'EUR' },
+        { ...credit('5.00', 'y'), currency: 'XXY' },
+        { ...credit('5.00', 'z'), counterpartyIban: 'DE00' },
+        // Beyond any amount a document can carry: refused here, so no pull can ever choke on it.
+        credit('99999999999999.00', 'too much'),
+      ]),
+      ['transactions[0].amount', 'transactions[1].currency', 'transactions[2].counterpartyIban', 'transactions[3].amount'],
+    );
     const live = await createTenant({ mode: 'live' });
     const liveAccount = await linked(live);
     expect((await feed(live, liveAccount.id, [credit('5.00', 'x')])).status).toBe(403);

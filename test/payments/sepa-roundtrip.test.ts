@@ -95,4 +95,21 @@ describe('SEPA round trip', () => {
     expect(again).toMatchObject({ invoice: { id: invoice.id }, amount: '59.50' });
     expect(again!.endToEndId).not.toBe(debit!.endToEndId);
   });
+
+  it('a return pulled through open banking reopens the invoice like one on a statement', async () => {
+    const { t, c } = await setup();
+    const invoice = await finalizedInvoice(t, c.id, [line('10.00')]);
+    const [debit] = await sepaFile(t, 'direct_debit');
+    const account = await created(post(t, '/open-banking-accounts', { iban: ACCOUNT }));
+    const bankLine = (amount: string, extra: Record<string, unknown>) => ({ bookingDate: '2027-03-03', amount, currency: 'EUR', counterpartyName: null, counterpartyIban: null, remittanceInformation: null, ...extra });
+    expect((await post(t, `/open-banking-accounts/${account.id}/fake-transactions`, { transactions: [bankLine('11.90', { endToEndId: debit!.endToEndId })] })).status).toBe(201);
+    await ok(post(t, `/open-banking-accounts/${account.id}/sync`, {}));
+    expect((await get(t, `/invoices/${invoice.id}`)).body.status).toBe('STATUS_PAID');
+    await post(t, `/open-banking-accounts/${account.id}/fake-transactions`, { transactions: [bankLine('-14.90', { endToEndId: debit!.endToEndId, returnReason: 'AM04', charges: '3.00' })] });
+    await ok(post(t, `/open-banking-accounts/${account.id}/sync`, {}));
+    expect((await get(t, `/invoices/${invoice.id}`)).body).toMatchObject({ status: 'STATUS_UNPAID', unpaidAmount: { amount: '11.90' } });
+    expect((await get(t, `/transactions/${debit!.id}`)).body).toMatchObject({ status: 'returned', failReason: 'AM04' });
+    const [ret] = (await get(t, `/transactions?type=return&invoice=${invoice.id}`)).body.data;
+    expect(ret).toMatchObject({ amount: 11.9, feeAmount: 3 });
+  });
 });

@@ -107,6 +107,9 @@ const FakeTransactionSchema = z.strictObject({
   counterpartyIban: z.string().max(42).nullable().default(null),
   remittanceInformation: z.string().max(500).nullable().default(null),
   endToEndId: z.string().max(35).nullable().default(null),
+  returnReason: z.string().regex(/^[A-Z0-9]{4}$/).nullable().default(null).openapi({ description: 'A returned direct debit: its ISO reason code (MD06, AM04, …)' }),
+  mandateId: z.string().max(35).nullable().default(null),
+  charges: z.string().max(24).nullable().default(null).openapi({ description: "The bank's charge on a return, a decimal" }),
 });
 
 openBankingAccountRoutes.openapi(

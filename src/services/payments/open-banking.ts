@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { and, asc, eq } from 'drizzle-orm';
 import { electronicFormatIBAN, isSEPACountry, isValidIBAN } from 'ibantools';
-import { checkDecimal } from '../../billing/money';
+import { checkDecimal, documentAmountLimit, withinDocumentLimit } from '../../billing/money';
 import { createDb } from '../../db/client';
 import { fetchPage } from '../../db/paging';
 import { openBankingAccounts, tenants } from '../../db/schema';
@@ -159,6 +159,10 @@ export async function feedFakeAccount(ctx: ServiceContext, id: string, transacti
     const scale = CURRENCY_MINOR_UNITS.get(t.currency);
     if (scale === undefined) v.add(`transactions[${i}].currency`, 'Must be an ISO 4217 currency.', 'invalid_currency');
     else if (checkDecimal(t.amount, { maxDecimals: scale }) !== null || /^-?0+(\.0+)?$/.test(t.amount)) v.add(`transactions[${i}].amount`, `Must be a non-zero decimal with at most ${scale} decimals.`, 'invalid_amount');
+    else if (!withinDocumentLimit(t.amount, t.currency)) v.add(`transactions[${i}].amount`, `Must stay below ${documentAmountLimit(t.currency).toFixed(0)} ${t.currency}.`, 'too_large');
+    if (scale !== undefined && t.charges != null && (checkDecimal(t.charges, { maxDecimals: scale, allowNegative: false }) !== null || !withinDocumentLimit(t.charges, t.currency))) {
+      v.add(`transactions[${i}].charges`, `Must be a decimal of at most ${scale} decimals, not negative.`, 'invalid_amount');
+    }
     if (t.counterpartyIban !== null && !isValidIBAN(electronicFormatIBAN(t.counterpartyIban) ?? '')) v.add(`transactions[${i}].counterpartyIban`, 'Must be a valid IBAN.', 'invalid_iban');
   });
   v.throwIfAny();

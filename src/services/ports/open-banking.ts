@@ -37,6 +37,10 @@ export interface FakeBankTransaction {
   counterpartyIban: string | null;
   remittanceInformation: string | null;
   endToEndId: string | null;
+  /** A returned direct debit (an R-transaction): the ISO reason code (MD06, AM04…), its mandate and the bank's charge. */
+  returnReason?: string | null;
+  mandateId?: string | null;
+  charges?: string | null;
 }
 
 const CONSENT_DAYS = 180;
@@ -96,15 +100,15 @@ function fakeItem(key: string, t: FakeBankTransaction): BankItem {
     accountServicerReference: key,
     detailIndex: null,
     endToEndId: t.endToEndId,
-    mandateId: null,
+    mandateId: t.mandateId ?? null,
     creditorId: null,
     counterpartyName: t.counterpartyName,
     counterpartyIban: t.counterpartyIban,
     ultimateCounterpartyName: null,
     remittance: t.remittanceInformation,
     structuredReferences: [],
-    returnInfo: null,
-    charges: null,
+    returnInfo: t.returnReason ? { reason: t.returnReason, additionalInfo: null } : null,
+    charges: t.charges ?? null,
     bankTransactionCode: null,
     reversal: false,
   };
