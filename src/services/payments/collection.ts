@@ -115,7 +115,8 @@ async function chargePending(ctx: ServiceContext, tx: TransactionRow): Promise<C
     : undefined;
   const gateway = await ctx.gateways.get(tx.gateway);
   if (!gateway || !method) {
-    const applied = await applyChargeOutcome(ctx, tx, { status: 'failed', referenceId: null, reason: gateway ? 'payment_method_gone' : 'gateway_unconfigured', retryable: false });
+    // A key removed for now may come back: that failure is retried; a method that is gone is not.
+    const applied = await applyChargeOutcome(ctx, tx, gateway ? { status: 'failed', referenceId: null, reason: 'payment_method_gone', retryable: false } : { status: 'failed', referenceId: null, reason: 'gateway_unconfigured', retryable: true });
     return { outcome: 'failed', transaction: applied };
   }
   const customer = await ctx.db.select().from(customers).where(and(eq(customers.tenantId, ctx.tenant.id), eq(customers.id, tx.customerId))).get();

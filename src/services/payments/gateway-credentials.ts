@@ -146,7 +146,11 @@ export async function saveGatewayCredentials(ctx: ServiceContext, gateway: Crede
   return render(gateway, ctx.tenant.id, { secretKey: input.secretKey, webhookSecret: input.webhookSecret ?? null, publishableKey: row.publishableKey, updatedAt }, origin);
 }
 
-/** Removes the credentials: charges through the gateway stop (its methods wait as `gateway_unconfigured`) and its webhooks are refused. */
+/**
+ * Removes the credentials: charges through the gateway fail with `gateway_unconfigured` (retried on
+ * the collection schedule, so storing a key again lets them through) and its webhooks are refused.
+ * The card methods keep their status.
+ */
 export async function deleteGatewayCredentials(ctx: ServiceContext, gateway: CredentialGateway): Promise<void> {
   const removed = await ctx.db
     .delete(gatewayCredentials)
