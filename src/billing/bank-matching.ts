@@ -40,6 +40,11 @@ export interface OpenInvoice {
   /** Minor units still to pay. */
   unpaid: number;
   dueDate: string | null;
+  /**
+   * A payment of it is on its way (a card charge without its answer, a SEPA debit in a file): a
+   * reference match is only suggested, since the collection would take the money a second time.
+   */
+  collecting?: boolean;
 }
 
 /** A collection (SEPA direct debit) whose money the statement may show arriving or coming back. */
@@ -54,6 +59,12 @@ export interface Collection {
   status: 'processing' | 'succeeded';
   /** Whether its payment is on the invoice already (an invoice_payments row names it). */
   paidOnInvoice: boolean;
+  /** The bank lines whose accepted assignment names it (the credit that settled or confirmed it). */
+  assignedTo: string[];
+  /** Of its refunds, what went back or is on its way back (succeeded, or in a credit-transfer file); minor units. */
+  givenBack: number;
+  /** What its invoice still owes (0 when the invoice is not open); minor units. */
+  invoiceUnpaid: number;
 }
 
 export interface MatchInput {
@@ -89,6 +100,13 @@ export interface PlannedReturn {
   matchedBy: 'end_to_end' | 'mandate';
   /** The collection's payment is on the invoice and is taken off it. */
   unpay: boolean;
+  /**
+   * Left to a person: the collection is returned, but the invoice stays as it is and the line gets
+   * no assignment. Its invoice was paid by other money while the debit was in the bank's hands, or
+   * part of the collection was given back by a refund already, so reopening the invoice for the
+   * collection's amount would be wrong in either direction.
+   */
+  review: boolean;
 }
 
 export interface ItemPlan {
@@ -206,16 +224,32 @@ export function planBankMatching(input: MatchInput): ItemPlan[] {
   const reserved = new Map<string, number>();
   const available = (id: string) => (unpaid.get(id) ?? 0) - (reserved.get(id) ?? 0);
 
-  const plans = input.items.map((item): ItemPlan & { named: OpenInvoice[] } => ({ itemId: item.id, status: BANK_STATUS.manual, certain: [], suggestions: [], returns: [], remainder: item.amount - item.assigned, named: [] }));
+  // `hold`: a credit naming a collection another line already accounts for, left to a person as it is.
+  const plans = input.items.map((item): ItemPlan & { named: OpenInvoice[]; hold: boolean } => ({
+    itemId: item.id,
+    status: BANK_STATUS.manual,
+    certain: [],
+    suggestions: [],
+    returns: [],
+    remainder: item.amount - item.assigned,
+    named: [],
+    hold: false,
+  }));
 
   // (1) Certain matches of credits.
   input.items.forEach((item, i) => {
     const plan = plans[i]!;
     if (plan.remainder <= 0) return;
-    const collection = collectionOf(item, plan.remainder, byEndToEnd, byMandate, (c) => !settled.has(c.id) && !returned.has(c.id));
+    const collection = collectionOf(item, plan.remainder, byEndToEnd, byMandate, (c) => !returned.has(c.id));
     if (collection) {
       const { c, by } = collection;
-      if (c.status === 'succeeded' && c.paidOnInvoice && c.invoiceId) {
+      // The same collection credited twice (the file sent twice, collected twice): the second
+      // credit is money nothing accounts for, never a second confirmation.
+      if (settled.has(c.id) || c.assignedTo.some((line) => line !== item.id)) {
+        plan.hold = true;
+        return;
+      }
+      if (c.status === 'succeeded' && c.paidOnInvoice && c.invoiceId && !c.assignedTo.includes(item.id)) {
         plan.certain.push({ invoiceId: c.invoiceId, amount: c.amount, matchedBy: by, collectionId: c.id, confirmed: true });
         plan.remainder -= c.amount;
         settled.add(c.id);
@@ -238,6 +272,8 @@ export function planBankMatching(input: MatchInput): ItemPlan[] {
     if (plan.named.length === 0) return;
     const total = plan.named.reduce((s, inv) => s + unpaid.get(inv.id)!, 0);
     if (total !== plan.remainder) return;
+    // A debit or charge of one of them is on its way: paying it now would let that collect it again.
+    if (plan.named.some((inv) => inv.collecting)) return;
     for (const inv of plan.named) {
       plan.certain.push({ invoiceId: inv.id, amount: unpaid.get(inv.id)!, matchedBy: 'reference', collectionId: null, confirmed: false });
       unpaid.set(inv.id, 0);
@@ -255,17 +291,22 @@ export function planBankMatching(input: MatchInput): ItemPlan[] {
     if (!found || found.c.currency !== item.currency) return;
     const { c, by } = found;
     const fee = item.returnFee ?? Math.max(0, gross - c.amount);
-    const unpay = c.invoiceId !== null && ((c.status === 'succeeded' && c.paidOnInvoice) || settled.has(c.id));
-    plan.returns.push({ collectionId: c.id, invoiceId: c.invoiceId, amount: c.amount, fee, reason: item.returnReason, matchedBy: by === 'mandate' ? 'mandate' : 'end_to_end', unpay });
+    const paid = c.invoiceId !== null && ((c.status === 'succeeded' && c.paidOnInvoice) || settled.has(c.id));
+    // A debit that never paid its invoice, whose invoice was paid by something else meanwhile: was
+    // that the debit's own money (a batch credit assigned by hand)? Only a person can tell.
+    const owes = c.invoiceId === null ? 0 : unpaid.has(c.invoiceId) ? unpaid.get(c.invoiceId)! : c.invoiceUnpaid;
+    const review = c.givenBack > 0 || (!paid && c.invoiceId !== null && owes < c.amount);
+    const unpay = paid && !review;
+    plan.returns.push({ collectionId: c.id, invoiceId: c.invoiceId, amount: c.amount, fee, reason: item.returnReason, matchedBy: by === 'mandate' ? 'mandate' : 'end_to_end', unpay, review });
     returned.add(c.id);
     if (unpay && c.invoiceId && unpaid.has(c.invoiceId)) unpaid.set(c.invoiceId, unpaid.get(c.invoiceId)! + c.amount);
-    plan.remainder = 0;
+    if (!review) plan.remainder = 0;
   });
 
   // (3) Suggestions for what credits have left.
   input.items.forEach((item, i) => {
     const plan = plans[i]!;
-    if (item.amount <= 0 || plan.remainder <= 0 || plan.certain.length > 0) return;
+    if (item.amount <= 0 || plan.remainder <= 0 || plan.certain.length > 0 || plan.hold) return;
     if (plan.named.length > 0) {
       const { parts } = spreadAmount(
         plan.remainder,
@@ -286,7 +327,7 @@ export function planBankMatching(input: MatchInput): ItemPlan[] {
     reserved.set(exact[0]!.id, (reserved.get(exact[0]!.id) ?? 0) + plan.remainder);
   });
 
-  return plans.map(({ named: _named, ...plan }, i) => ({ ...plan, status: statusOf(input.items[i]!, plan) }));
+  return plans.map(({ named: _named, hold: _hold, ...plan }, i) => ({ ...plan, status: statusOf(input.items[i]!, plan) }));
 }
 
 /**
@@ -320,7 +361,7 @@ function collectionOf(
 function statusOf(item: MatchItem, plan: Omit<ItemPlan, 'status'>): BankStatus {
   if (item.amount === 0) return BANK_STATUS.ignored;
   if (item.amount < 0) {
-    if (plan.returns.length > 0) return BANK_STATUS.booked;
+    if (plan.returns.length > 0) return plan.returns.some((r) => r.review) ? BANK_STATUS.manual : BANK_STATUS.booked;
     return item.isReturn ? BANK_STATUS.manual : BANK_STATUS.ignored;
   }
   return plan.remainder === 0 ? BANK_STATUS.booked : BANK_STATUS.manual;

@@ -23,6 +23,9 @@ describe('statements that cannot be imported', () => {
     ['truncated', MARCH.slice(0, 5000), ['Document: not_xml']],
     ['a pain.008 file', '<?xml version="1.0"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.008.001.02"><CstmrDrctDbtInitn/></Document>', ['Document: not_camt']],
     ['an amount with more decimals than EUR has', MARCH.replace('<Amt Ccy="EUR">17.85</Amt>', '<Amt Ccy="EUR">17.855</Amt>'), ['Stmt[0].Ntry[7].Amt: too_many_decimals']],
+    // Below the document limit (10^12 EUR) as every amount of the API; 90,071,992,547,409.92 EUR is beyond what minor units can hold exactly.
+    ['an amount beyond what can be stored exactly', MARCH.replace('<Amt Ccy="EUR">42.00</Amt>', '<Amt Ccy="EUR">90071992547409.92</Amt>'), ['Stmt[0].Ntry[8].Amt: too_large']],
+    ['an amount at the document limit, and a charge beyond it', MARCH.replace('<Amt Ccy="EUR">42.00</Amt>', '<Amt Ccy="EUR">1000000000000.00</Amt>').replace('<Amt Ccy="EUR">3.00</Amt>', '<Amt Ccy="EUR">999999999999999.99</Amt>'), ['Stmt[0].Ntry[4].NtryDtls.TxDtls[0].Chrgs: too_large', 'Stmt[0].Ntry[8].Amt: too_large']],
     ['a negative amount and an unknown currency', MARCH.replace('<Amt Ccy="EUR">42.00</Amt>', '<Amt Ccy="EUR">-42.00</Amt>').replace('<Amt Ccy="EUR">9.90</Amt>', '<Amt Ccy="EURO">9.90</Amt>'), ['Stmt[0].Ntry[6].Amt: invalid_currency', 'Stmt[0].Ntry[8].Amt: invalid_amount']],
   ];
 
@@ -117,6 +120,10 @@ describe('assignments that cannot be made', () => {
       [{ bankAccountTransaction: line('Kontofuehrung'), invoice: s.inv[9]!.id }, ['bankAccountTransaction: not_a_credit']],
       [{ bankAccountTransaction: line('Rechnungen'), invoice: s.inv[9]!.id }, ['bankAccountTransaction: fully_assigned']],
       [{ bankAccountTransaction: gift, invoice: s.inv[9]!.id, fee: '0.001' }, ['fee: too_many_decimals']],
+      // Beyond the document limit (and beyond what minor units hold exactly): named, not a 500.
+      [{ bankAccountTransaction: gift, invoice: s.inv[9]!.id, amount: '99999999999999' }, ['amount: too_large']],
+      [{ bankAccountTransaction: gift, invoice: s.inv[9]!.id, amount: '10.00', fee: '99999999999999' }, ['fee: too_large']],
+      [{ bankAccountTransaction: gift, invoice: s.inv[9]!.id, amount: '1000000000000' }, ['amount: too_large']],
     ];
     for (const [body, expected] of cases) {
       const res = await post(t, '/payment/bank-account-transaction-assignments', body);

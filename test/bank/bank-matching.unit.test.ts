@@ -27,6 +27,9 @@ const collection = (id: string, invoiceId: string, amount: number, extra: Partia
   currency: 'EUR',
   status: 'processing',
   paidOnInvoice: false,
+  assignedTo: [],
+  givenBack: 0,
+  invoiceUnpaid: amount,
   ...extra,
 });
 const ref = (invoiceId: string, amount: number): PlannedAssignment => ({ invoiceId, amount, matchedBy: 'reference', collectionId: null, confirmed: false });
@@ -163,19 +166,19 @@ const cases: Case[] = [
     name: 'a returned debit of a paid collection: the collection comes back with the 3.00 fee, the invoice is unpaid again',
     items: [item('b1', -3275, { isReturn: true, endToEndId: 'E2E-c8', returnReason: 'MD06', returnFee: 300 })],
     collections: [collection('c8', 'i8', 2975, { status: 'succeeded', paidOnInvoice: true })],
-    expected: [{ status: 'STATUS_BOOKED', returns: [{ collectionId: 'c8', invoiceId: 'i8', amount: 2975, fee: 300, reason: 'MD06', matchedBy: 'end_to_end', unpay: true }], remainder: 0 }],
+    expected: [{ status: 'STATUS_BOOKED', returns: [{ collectionId: 'c8', invoiceId: 'i8', amount: 2975, fee: 300, reason: 'MD06', matchedBy: 'end_to_end', unpay: true, review: false }], remainder: 0 }],
   },
   {
     name: 'a return named by its mandate only, of a collection never confirmed: nothing to take off the invoice',
     items: [item('b1', -2680, { isReturn: true, mandateId: 'MANDATE-c9', returnReason: 'AM04', returnFee: 300 })],
     collections: [collection('c9', 'i9', 2380), collection('c9b', 'i9b', 5000, { mandateReference: 'MANDATE-c9' })],
-    expected: [{ status: 'STATUS_BOOKED', returns: [{ collectionId: 'c9', invoiceId: 'i9', amount: 2380, fee: 300, reason: 'AM04', matchedBy: 'mandate', unpay: false }] }],
+    expected: [{ status: 'STATUS_BOOKED', returns: [{ collectionId: 'c9', invoiceId: 'i9', amount: 2380, fee: 300, reason: 'AM04', matchedBy: 'mandate', unpay: false, review: false }] }],
   },
   {
     name: 'a return without a stated fee: the fee is what the bank took beyond the collection',
     items: [item('b1', -3275, { isReturn: true, endToEndId: 'E2E-c8' })],
     collections: [collection('c8', 'i8', 2975, { status: 'succeeded', paidOnInvoice: true })],
-    expected: [{ returns: [{ collectionId: 'c8', invoiceId: 'i8', amount: 2975, fee: 300, reason: null, matchedBy: 'end_to_end', unpay: true }] }],
+    expected: [{ returns: [{ collectionId: 'c8', invoiceId: 'i8', amount: 2975, fee: 300, reason: null, matchedBy: 'end_to_end', unpay: true, review: false }] }],
   },
   {
     name: 'a collection settled and returned in the same statement: paid, then unpaid again',
@@ -184,7 +187,7 @@ const cases: Case[] = [
     collections: [collection('c8', 'i8', 2975)],
     expected: [
       { status: 'STATUS_BOOKED', certain: [{ invoiceId: 'i8', amount: 2975, matchedBy: 'end_to_end', collectionId: 'c8', confirmed: false }] },
-      { status: 'STATUS_BOOKED', returns: [{ collectionId: 'c8', invoiceId: 'i8', amount: 2975, fee: 300, reason: 'MD06', matchedBy: 'end_to_end', unpay: true }] },
+      { status: 'STATUS_BOOKED', returns: [{ collectionId: 'c8', invoiceId: 'i8', amount: 2975, fee: 300, reason: 'MD06', matchedBy: 'end_to_end', unpay: true, review: false }] },
     ],
   },
   {
@@ -196,6 +199,52 @@ const cases: Case[] = [
       { status: 'STATUS_IGNORED', certain: [], returns: [] },
       { status: 'STATUS_IGNORED', certain: [], suggestions: [] },
     ],
+  },
+  {
+    name: 'a second credit of a collection another line confirmed (the file sent twice): left to a person, nothing suggested',
+    items: [item('b1', 2975, { endToEndId: 'E2E-c8', counterpartyIban: 'DE02120300000000202051' })],
+    invoices: [invoice('i12', 'RE-0000000012', 2975, '2026-04-01', { customerId: 'h' })],
+    collections: [collection('c8', 'i8', 2975, { status: 'succeeded', paidOnInvoice: true, assignedTo: ['b0'] })],
+    payerIbans: [{ customerId: 'h', iban: 'DE02120300000000202051' }],
+    expected: [{ status: 'STATUS_MANUAL_MATCHING_REQUIRED', certain: [], suggestions: [], returns: [], remainder: 2975 }],
+  },
+  {
+    name: 'a collection credited twice in one statement: the first credit settles it, the second is left to a person',
+    items: [item('b1', 3570, { endToEndId: 'E2E-c5' }), item('b2', 3570, { endToEndId: 'E2E-c5', text: 'RE-0000000013' })],
+    invoices: [invoice('i5', 'RE-0000000005', 3570, '2026-03-01'), invoice('i13', 'RE-0000000013', 3570, '2026-03-01')],
+    collections: [collection('c5', 'i5', 3570)],
+    expected: [
+      { status: 'STATUS_BOOKED', certain: [{ invoiceId: 'i5', amount: 3570, matchedBy: 'end_to_end', collectionId: 'c5', confirmed: false }] },
+      { status: 'STATUS_MANUAL_MATCHING_REQUIRED', certain: [], suggestions: [], remainder: 3570 },
+    ],
+  },
+  {
+    name: 'a return of a debit never confirmed whose invoice was paid by other money meanwhile: returned, but left to a person',
+    items: [item('b1', -2680, { isReturn: true, endToEndId: 'E2E-c9', returnReason: 'AM04', returnFee: 300 })],
+    collections: [collection('c9', 'i9', 2380, { invoiceUnpaid: 0 })],
+    expected: [{ status: 'STATUS_MANUAL_MATCHING_REQUIRED', returns: [{ collectionId: 'c9', invoiceId: 'i9', amount: 2380, fee: 300, reason: 'AM04', matchedBy: 'end_to_end', unpay: false, review: true }], remainder: -2680 }],
+  },
+  {
+    name: 'the same when other money paid part of the invoice; one still owing the whole debit is returned as usual',
+    items: [item('b1', -2680, { isReturn: true, endToEndId: 'E2E-c9', returnFee: 300 }), item('b2', -5300, { isReturn: true, endToEndId: 'E2E-c10', returnFee: 300 })],
+    invoices: [invoice('i9', 'RE-0000000009', 1380, '2026-03-01'), invoice('i10', 'RE-0000000010', 5000, '2026-03-01')],
+    collections: [collection('c9', 'i9', 2380, { invoiceUnpaid: 1380 }), collection('c10', 'i10', 5000)],
+    expected: [
+      { status: 'STATUS_MANUAL_MATCHING_REQUIRED', returns: [expect.objectContaining({ collectionId: 'c9', unpay: false, review: true })] },
+      { status: 'STATUS_BOOKED', returns: [expect.objectContaining({ collectionId: 'c10', unpay: false, review: false })], remainder: 0 },
+    ],
+  },
+  {
+    name: 'a return of a collection part of which a refund gave back already: left to a person, the invoice not reopened',
+    items: [item('b1', -3275, { isReturn: true, endToEndId: 'E2E-c8', returnReason: 'MD06', returnFee: 300 })],
+    collections: [collection('c8', 'i8', 2975, { status: 'succeeded', paidOnInvoice: true, assignedTo: ['b0'], givenBack: 500 })],
+    expected: [{ status: 'STATUS_MANUAL_MATCHING_REQUIRED', returns: [{ collectionId: 'c8', invoiceId: 'i8', amount: 2975, fee: 300, reason: 'MD06', matchedBy: 'end_to_end', unpay: false, review: true }] }],
+  },
+  {
+    name: 'an invoice number naming an invoice whose debit is in a file: only suggested, the debit would collect it again',
+    items: [item('b1', 17850, { text: 'RE-0000000001 RE-0000000002' })],
+    invoices: [RE1, { ...RE2, collecting: true }],
+    expected: [{ status: 'STATUS_MANUAL_MATCHING_REQUIRED', certain: [], suggestions: [ref('i1', 11900), ref('i2', 5950)], remainder: 17850 }],
   },
   {
     name: 'a line partly assigned before is planned for its rest',

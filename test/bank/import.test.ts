@@ -231,9 +231,22 @@ describe('importBankItems: the path open-banking pulls share', () => {
   it('items with amounts their currency cannot book are refused before anything is written', async () => {
     const t = await createTenant();
     const ctx = await contextOf(t);
-    await expect(importBankItems(ctx, [item({ amount: '1.005' }), item({ currency: 'XXX' })], { format: 'open_banking', sha256: 'bad' })).rejects.toMatchObject({
+    const bad = [
+      item({ amount: '1.005' }),
+      item({ currency: 'XXX' }),
+      item({ amount: '90071992547409.92' }),
+      item({ amount: '-1000000000000.00', returnInfo: { reason: 'MD06', additionalInfo: null } }),
+      item({ amount: '-26.80', charges: '99999999999999.99', returnInfo: { reason: 'MD06', additionalInfo: null } }),
+    ];
+    await expect(importBankItems(ctx, bad, { format: 'open_banking', sha256: 'bad' })).rejects.toMatchObject({
       status: 422,
-      violations: [expect.objectContaining({ propertyPath: 'items[0].amount', code: 'too_many_decimals' }), expect.objectContaining({ propertyPath: 'items[1].currency' })],
+      violations: [
+        expect.objectContaining({ propertyPath: 'items[0].amount', code: 'too_many_decimals' }),
+        expect.objectContaining({ propertyPath: 'items[1].currency' }),
+        expect.objectContaining({ propertyPath: 'items[2].amount', code: 'too_large' }),
+        expect.objectContaining({ propertyPath: 'items[3].amount', code: 'too_large' }),
+        expect.objectContaining({ propertyPath: 'items[4].charges', code: 'too_large' }),
+      ],
     });
     expect(await countRows('bank_statement_imports', t)).toBe(0);
   });

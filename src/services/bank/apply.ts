@@ -1,15 +1,17 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, count, eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { BANK_STATUS } from '../../billing/bank-matching';
 import { nextUpdatedAt } from '../../db/commit';
-import { inJson, isGuardFailure, isUniqueViolation, outer, rawStatement, runBatch, tenantRowsById } from '../../db/client';
+import { inJson, isGuardFailure, isUniqueViolation, outer, runBatch, tenantRowsById } from '../../db/client';
 import { bankAccountTransactionAssignments, bankAccountTransactions, customers, events, invoicePayments, invoicePositions, invoices, media, transactions } from '../../db/schema';
 import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import type { InvoiceAggregate } from '../invoices/render';
 import { guardedBulkUpdate } from '../../db/commit';
 import { insertJsonRows } from '../../db/insert';
+import type { TransactionRow } from '../payments/transaction-render';
 import type { BankRow } from './read';
+import { invoicesUnchanged, notAssigned, notCollecting, refundsUnchanged, removals } from './batch-guards';
 import { lineDelta, type ApplyState, type CollectionState, type ItemWork, type LineDelta } from './line-delta';
 
 export type { CollectionState, ItemWork };
@@ -69,10 +71,9 @@ export async function loadInvoiceAggregates(ctx: ServiceContext, ids: string[]):
   return out;
 }
 
-/** Transactions by id, with whether their payment is on the invoice. */
+/** Transactions by id, with whether their payment is on the invoice, and the refunds of them a return has to settle. */
 export async function loadCollections(ctx: ServiceContext, ids: string[]): Promise<Map<string, CollectionState>> {
-  const out = new Map<string, CollectionState>();
-  if (ids.length === 0) return out;
+  if (ids.length === 0) return new Map();
   const rows = await ctx.db
     .select({
       row: transactions,
@@ -80,7 +81,38 @@ export async function loadCollections(ctx: ServiceContext, ids: string[]): Promi
     })
     .from(transactions)
     .where(tenantRowsById(transactions, ctx.tenant.id, ids));
-  for (const r of rows) out.set(r.row.id, { row: r.row, paidOnInvoice: Boolean(r.paid) });
+  return withRefunds(
+    ctx,
+    rows.map((r) => ({ row: r.row, paidOnInvoice: Boolean(r.paid) })),
+  );
+}
+
+/**
+ * The collections' states with their refunds that are not failed (pending, processing, succeeded),
+ * each refund also a state of its own: a return fails the pending ones. Found through the
+ * invoice, which the transactions' index leads to.
+ */
+export async function withRefunds(ctx: ServiceContext, collections: { row: TransactionRow; paidOnInvoice: boolean }[]): Promise<Map<string, CollectionState>> {
+  const out = new Map<string, CollectionState>(collections.map((c) => [c.row.id, { ...c, refundIds: [] }]));
+  const invoiceIds = [...new Set(collections.flatMap((c) => (c.row.invoiceId && c.row.type === 'payment' ? [c.row.invoiceId] : [])))];
+  if (invoiceIds.length === 0) return out;
+  const t = transactions;
+  const refunds = await ctx.db
+    .select()
+    .from(t)
+    .where(
+      and(
+        eq(t.tenantId, ctx.tenant.id),
+        inJson(t.invoiceId, invoiceIds),
+        eq(t.type, 'refund'),
+        inJson(t.status, ['pending', 'processing', 'succeeded']),
+        inJson(t.parentTransactionId, [...out.keys()]),
+      ),
+    );
+  for (const r of refunds) {
+    out.get(r.parentTransactionId!)!.refundIds.push(r.id);
+    out.set(r.id, { row: r, paidOnInvoice: false, refundIds: [] });
+  }
   return out;
 }
 
@@ -92,7 +124,7 @@ export async function loadCollections(ctx: ServiceContext, ids: string[]): Promi
  * the others are written.
  */
 export async function applyPlans(ctx: ServiceContext, works: ItemWork[], options: { collections?: Map<string, CollectionState>; strict?: boolean } = {}): Promise<BankRow[]> {
-  const state: ApplyState = { invoices: new Map(), collections: options.collections ?? new Map() };
+  const state: ApplyState = { invoices: new Map(), collections: options.collections ?? new Map(), attempts: new Map() };
   const result = new Map<string, BankRow>();
   for (let i = 0; i < works.length; i += CHUNK_ITEMS) await applyChunk(ctx, works.slice(i, i + CHUNK_ITEMS), state, result, { strict: options.strict ?? false, alone: false });
   return works.map((w) => result.get(w.row.id) ?? w.row);
@@ -107,11 +139,15 @@ async function applyChunk(ctx: ServiceContext, works: ItemWork[], state: ApplySt
   );
   for (const [id, c] of await loadCollections(ctx, missing)) state.collections.set(id, c);
   for (const [id, agg] of await loadInvoiceAggregates(ctx, invoicesNeeded(works, state))) state.invoices.set(id, agg);
+  state.attempts = await loadAttempts(
+    ctx,
+    works.filter((w) => w.plan.certain.some((a) => !a.confirmed && !a.collectionId)).map((w) => w.row.id),
+  );
 
   // Each line on the state the lines before it leave; a line whose plan no longer fits is left to a person.
   const invoicesBefore = new Map<string, string>();
   const collectionsBefore = new Map<string, string>();
-  const view: ApplyState = { invoices: new Map(state.invoices), collections: new Map(state.collections) };
+  const view: ApplyState = { invoices: new Map(state.invoices), collections: new Map(state.collections), attempts: state.attempts };
   const deltas = works.map((work) => {
     const delta = lineDelta(ctx, view, work);
     if (!delta && mode.strict) throw ApiError.conflict(CONFLICT, 'concurrent-update');
@@ -131,6 +167,26 @@ async function applyChunk(ctx: ServiceContext, works: ItemWork[], state: ApplySt
   });
   const written = deltas.filter((d): d is LineDelta => d !== null);
   const statements: BatchItem<'sqlite'>[] = [
+    // What the plans relied on, as read; checked before anything is written.
+    ...invoicesUnchanged(
+      ctx,
+      [...new Set(written.flatMap((d) => d.readInvoices))].map((id) => [id, state.invoices.get(id)!.row.updatedAt]),
+    ),
+    ...refundsUnchanged(
+      ctx,
+      [...collectionsBefore.keys()].map((id) => [id, state.collections.get(id)!.row.refundedAmount]),
+    ),
+    ...notAssigned(
+      ctx,
+      written.flatMap((d) => d.confirmed),
+    ),
+    // An invoice an import pays by transfer has no debit or charge on its way (one may have started since it was read).
+    ...(mode.strict
+      ? []
+      : notCollecting(
+          ctx,
+          written.flatMap((d) => d.transfers),
+        )),
     ...guardedBulkUpdate(
       ctx.db,
       invoices,
@@ -148,7 +204,7 @@ async function applyChunk(ctx: ServiceContext, works: ItemWork[], state: ApplySt
       'status',
       [...collectionsBefore].map(([id, expected]) => {
         const r = view.collections.get(id)!.row;
-        return { id, expected, set: { status: r.status, chargedAmount: r.chargedAmount, paidAt: r.paidAt, failReason: r.failReason, nextRetryAt: r.nextRetryAt, updatedAt: r.updatedAt } };
+        return { id, expected, set: { status: r.status, chargedAmount: r.chargedAmount, refundedAmount: r.refundedAmount, paidAt: r.paidAt, failReason: r.failReason, nextRetryAt: r.nextRetryAt, updatedAt: r.updatedAt } };
       }),
     ),
     ...removals(ctx, works),
@@ -213,15 +269,16 @@ async function applyChunk(ctx: ServiceContext, works: ItemWork[], state: ApplySt
   for (const r of bankRows) result.set(r.id, r);
 }
 
-/** Deletes the assignments the works replace; the batch fails unless every one of them is still there. */
-function removals(ctx: ServiceContext, works: ItemWork[]): BatchItem<'sqlite'>[] {
-  const ids = works.flatMap((w) => w.remove ?? []);
-  if (ids.length === 0) return [];
-  const a = bankAccountTransactionAssignments;
-  return [
-    ctx.db.delete(a).where(and(eq(a.tenantId, ctx.tenant.id), inJson(a.id, ids))),
-    rawStatement(ctx.db, sql`SELECT json(CASE WHEN changes() = ${ids.length} THEN '1' ELSE 'guard_failed' END)`),
-  ];
+/** Bank-transfer payments made before for these lines (taken back since), by `<line>:<invoice>`. */
+async function loadAttempts(ctx: ServiceContext, lineIds: string[]): Promise<Map<string, number>> {
+  if (lineIds.length === 0) return new Map();
+  const t = transactions;
+  const rows = await ctx.db
+    .select({ line: t.referenceId, invoiceId: t.invoiceId, n: count() })
+    .from(t)
+    .where(and(eq(t.gateway, 'bank_transfer'), inJson(t.referenceId, lineIds), eq(t.tenantId, ctx.tenant.id), eq(t.type, 'payment')))
+    .groupBy(t.referenceId, t.invoiceId);
+  return new Map(rows.map((r) => [`${r.line}:${r.invoiceId}`, r.n]));
 }
 
 async function reloadLines(ctx: ServiceContext, ids: string[]): Promise<Map<string, BankRow>> {

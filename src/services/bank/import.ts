@@ -1,9 +1,9 @@
 import { and, count, eq, sql } from 'drizzle-orm';
 import { BANK_STATUS, normalizeIban } from '../../billing/bank-matching';
-import { checkDecimal, currencyScale, toMinorUnitsSafe } from '../../billing/money';
+import { checkDecimal, currencyScale, documentAmountLimit, toMinorUnitsSafe, withinDocumentLimit } from '../../billing/money';
 import { isUniqueViolation } from '../../db/client';
 import { bankAccountTransactionAssignments, bankAccountTransactions, bankStatementImports } from '../../db/schema';
-import { CamtInputError, camtBankItems, decodeCamtBytes, parseCamt, type BankItem } from '../../documents/camt';
+import { CamtInputError, camtBankItems, decodeCamtBytes, parseCamt, type BankItem, type CamtDocument, type CamtViolation } from '../../documents/camt';
 import { ApiError, Violations } from '../../http/errors';
 import { sha256Hex } from '../../lib/crypto';
 import { newId } from '../../lib/ids';
@@ -54,6 +54,7 @@ export async function importStatement(ctx: ServiceContext, bytes: Uint8Array): P
   let format: string;
   try {
     const doc = parseCamt(decodeCamtBytes(bytes));
+    checkDocumentAmounts(doc);
     items = camtBankItems(doc);
     format = doc.format;
   } catch (err) {
@@ -61,6 +62,31 @@ export async function importStatement(ctx: ServiceContext, bytes: Uint8Array): P
     throw err;
   }
   return importBankItems(ctx, items, { format, sha256: await sha256Hex(bytes) });
+}
+
+/**
+ * Amounts the API can hold: below the document limit of their currency (docs/decisions.md,
+ * Invoices and billing), as every other amount. The camt schema allows 18 digits; a booking
+ * beyond the limit is no bank account's, and could not be stored exactly.
+ */
+function checkDocumentAmounts(doc: CamtDocument) {
+  const violations: CamtViolation[] = [];
+  const check = (amount: { amount: string; currency: string } | null, path: string) => {
+    if (amount && !withinDocumentLimit(amount.amount, amount.currency)) {
+      violations.push({ path, rule: 'too_large', message: `${amount.amount.replace(/^-/, '')} ${amount.currency} is beyond what can be booked (below ${documentAmountLimit(amount.currency).toFixed(0)} ${amount.currency}).` });
+    }
+  };
+  for (const s of doc.statements) {
+    for (const e of s.entries) {
+      check(e, `${e.path}.Amt`);
+      check(e.charges, `${e.path}.Chrgs`);
+      for (const d of e.details) {
+        check(d.amount !== null && d.currency !== null ? { amount: d.amount, currency: d.currency } : null, `${d.path}.Amt`);
+        check(d.charges, `${d.path}.Chrgs`);
+      }
+    }
+  }
+  if (violations.length > 0) throw new CamtInputError(violations);
 }
 
 /** Whether an item is a debit the payer's bank sent back. */
@@ -135,10 +161,18 @@ export async function importBankItems(ctx: ServiceContext, items: BankItem[], so
 function checkItems(items: BankItem[]) {
   const v = new Violations();
   items.forEach((item, i) => {
-    if (!CURRENCY_MINOR_UNITS.has(item.currency)) v.add(`items[${i}].currency`, 'Must be an ISO 4217 currency code.', 'invalid_currency_code');
-    else {
-      const p = checkDecimal(item.amount, { maxDecimals: currencyScale(item.currency) });
-      if (p) v.add(`items[${i}].amount`, p.message, p.code);
+    if (!CURRENCY_MINOR_UNITS.has(item.currency)) {
+      v.add(`items[${i}].currency`, 'Must be an ISO 4217 currency code.', 'invalid_currency_code');
+      return;
+    }
+    const limit = `Must stay below ${documentAmountLimit(item.currency).toFixed(0)} ${item.currency}.`;
+    const p = checkDecimal(item.amount, { maxDecimals: currencyScale(item.currency) });
+    if (p) v.add(`items[${i}].amount`, p.message, p.code);
+    else if (!withinDocumentLimit(item.amount, item.currency)) v.add(`items[${i}].amount`, limit, 'too_large');
+    if (item.charges !== null) {
+      const c = checkDecimal(item.charges, { maxDecimals: currencyScale(item.currency), allowNegative: false });
+      if (c) v.add(`items[${i}].charges`, c.message, c.code);
+      else if (!withinDocumentLimit(item.charges, item.currency)) v.add(`items[${i}].charges`, limit, 'too_large');
     }
   });
   v.throwIfAny();

@@ -1,4 +1,4 @@
-import type { ItemPlan } from '../../billing/bank-matching';
+import { BANK_STATUS, type ItemPlan } from '../../billing/bank-matching';
 import { nextUpdatedAt } from '../../db/commit';
 import type { bankAccountTransactionAssignments, events, invoicePayments, transactions } from '../../db/schema';
 import { EVENT_VERSION, type EventType } from '../../events/catalogue';
@@ -28,11 +28,16 @@ export interface CollectionState {
   row: TransactionRow;
   /** Whether its payment is on the invoice (an invoice_payments row names it). */
   paidOnInvoice: boolean;
+  /** Its refunds that have not failed, each a state of its own in the same map. */
+  refundIds: string[];
 }
 
 export interface ApplyState {
   invoices: Map<string, InvoiceAggregate>;
+  /** Collections, and the refunds of them, by id. */
   collections: Map<string, CollectionState>;
+  /** Bank-transfer payments written before for a line and an invoice (`<line>:<invoice>`), taken back since: the next one is attempt n + 1. */
+  attempts: Map<string, number>;
 }
 
 /** Invoice columns a payment changes. */
@@ -51,7 +56,23 @@ export interface LineDelta {
   assignments: (typeof bankAccountTransactionAssignments.$inferInsert)[];
   events: EventInsert[];
   bank: { status: string; assignedAmount: number };
+  /** Invoices the delta relies on without writing them (a return that leaves its invoice as it is): unchanged when the batch runs. */
+  readInvoices: string[];
+  /** Collections it confirms: no accepted assignment may name them when the batch runs. */
+  confirmed: string[];
+  /** Invoices it pays by a bank-transfer payment. */
+  transfers: string[];
 }
+
+/** What an invoice still owes (0 unless it is open). */
+const owes = (agg: InvoiceAggregate) => (OPEN.includes(agg.row.status) ? Math.max(0, agg.row.grossAmount - agg.row.paidAmount) : 0);
+
+/**
+ * The key of a bank-transfer payment: the line and the invoice, so a request repeated (or two
+ * racing) cannot pay the pair twice; after the pair's assignment was removed, the next one is a
+ * new attempt (`…:2`), as the removed payment keeps its row.
+ */
+export const bankPaymentKey = (lineId: string, invoiceId: string, earlier: number) => `bank:${lineId}:${invoiceId}${earlier > 0 ? `:${earlier + 1}` : ''}`;
 
 /** The day the bank booked it, as the moment of payment (else now). */
 export const paidAt = (ctx: ServiceContext, row: BankRow) => (row.bookingDate ? `${row.bookingDate}T00:00:00.000Z` : ctx.now.toISOString());
@@ -68,7 +89,18 @@ export function event(ctx: ServiceContext, type: EventType, resourceId: string, 
 export function lineDelta(ctx: ServiceContext, state: ApplyState, work: ItemWork): LineDelta | null {
   const { row, plan } = work;
   const nowIso = ctx.now.toISOString();
-  const d: LineDelta = { invoices: new Map(), collections: new Map(), payments: [], inserts: [], assignments: [], events: [], bank: { status: plan.status, assignedAmount: row.assignedAmount } };
+  const d: LineDelta = {
+    invoices: new Map(),
+    collections: new Map(),
+    payments: [],
+    inserts: [],
+    assignments: [],
+    events: [],
+    bank: { status: plan.status, assignedAmount: row.assignedAmount },
+    readInvoices: [],
+    confirmed: [],
+    transfers: [],
+  };
   const invoice = (id: string) => d.invoices.get(id) ?? state.invoices.get(id);
   const collection = (id: string) => d.collections.get(id) ?? state.collections.get(id);
   const assign = (a: Omit<AssignmentRow, 'id' | 'tenantId' | 'bankAccountTransactionId' | 'matchedAt'>, id = newId()) =>
@@ -85,6 +117,7 @@ export function lineDelta(ctx: ServiceContext, state: ApplyState, work: ItemWork
     if (a.confirmed) {
       const c = a.collectionId ? collection(a.collectionId) : undefined;
       if (!c || c.row.status !== 'succeeded') return null;
+      d.confirmed.push(c.row.id);
       assign({ invoiceId: a.invoiceId, transactionId: c.row.id, amount: a.amount, fee: 0, status: 'accepted', matchedBy: a.matchedBy });
       d.bank.assignedAmount += a.amount;
       continue;
@@ -96,7 +129,7 @@ export function lineDelta(ctx: ServiceContext, state: ApplyState, work: ItemWork
       const c = collection(a.collectionId);
       if (!c || c.row.status !== 'processing' || c.row.amount !== a.amount || c.row.invoiceId !== a.invoiceId) return null;
       const next: TransactionRow = { ...c.row, status: 'succeeded', chargedAmount: c.row.amount, paidAt: paidAt(ctx, row), failReason: null, nextRetryAt: null, updatedAt: nowIso };
-      d.collections.set(c.row.id, { row: next, paidOnInvoice: true });
+      d.collections.set(c.row.id, { ...c, row: next, paidOnInvoice: true });
       d.events.push(event(ctx, 'transaction.succeeded', next.id, renderTransaction(next)));
       txId = next.id;
     } else {
@@ -113,10 +146,11 @@ export function lineDelta(ctx: ServiceContext, state: ApplyState, work: ItemWork
         chargedAmount: a.amount,
         feeAmount: a.fee ?? 0,
         referenceId: row.id,
-        idempotencyKey: `bank:${row.id}:${agg.row.id}`,
+        idempotencyKey: bankPaymentKey(row.id, agg.row.id, state.attempts.get(`${row.id}:${agg.row.id}`) ?? 0),
         paidAt: paidAt(ctx, row),
       });
       d.inserts.push(tx);
+      d.transfers.push(agg.row.id);
       d.events.push(event(ctx, 'transaction.succeeded', tx.id, renderTransaction(tx)));
       txId = tx.id;
     }
@@ -136,12 +170,31 @@ export function lineDelta(ctx: ServiceContext, state: ApplyState, work: ItemWork
     d.bank.assignedAmount += a.amount;
   }
 
+  let review = false;
   for (const r of plan.returns) {
     const c = collection(r.collectionId);
     if (!c || (c.row.status !== 'processing' && c.row.status !== 'succeeded')) return null;
-    const unpay = c.row.status === 'succeeded' && c.paidOnInvoice && c.row.invoiceId !== null;
-    const next: TransactionRow = { ...c.row, status: 'returned', failReason: r.reason, nextRetryAt: null, updatedAt: nowIso };
-    d.collections.set(c.row.id, { row: next, paidOnInvoice: false });
+    const refunds = c.refundIds.flatMap((id) => collection(id)?.row ?? []);
+    // Refunds not paid out yet have nothing left to give back: they fail and free what they held.
+    const pending = refunds.filter((f) => f.status === 'pending');
+    const released = pending.reduce((s, f) => s + f.amount, 0);
+    const givenBack = c.row.refundedAmount - released > 0 || refunds.some((f) => f.status === 'processing' || f.status === 'succeeded');
+    const paid = c.row.status === 'succeeded' && c.paidOnInvoice && c.row.invoiceId !== null;
+    let toPerson = r.review || givenBack;
+    if (!toPerson && !paid && c.row.invoiceId !== null) {
+      // The debit never paid its invoice: it stays as it is only while it still owes the debit's amount.
+      const agg = invoice(c.row.invoiceId);
+      if (!agg || owes(agg) < c.row.amount) toPerson = true;
+      else d.readInvoices.push(agg.row.id);
+    }
+    review ||= toPerson;
+    const next: TransactionRow = { ...c.row, status: 'returned', failReason: r.reason, nextRetryAt: null, refundedAmount: c.row.refundedAmount - released, updatedAt: nowIso };
+    d.collections.set(c.row.id, { row: next, paidOnInvoice: false, refundIds: c.refundIds.filter((id) => !pending.some((f) => f.id === id)) });
+    for (const f of pending) {
+      const failed: TransactionRow = { ...f, status: 'failed', failReason: 'payment_returned', updatedAt: nowIso };
+      d.collections.set(f.id, { row: failed, paidOnInvoice: false, refundIds: [] });
+      d.events.push(event(ctx, 'transaction.failed', failed.id, renderTransaction(failed)));
+    }
     const back = newTransactionRow(ctx, {
       customerId: c.row.customerId,
       invoiceId: c.row.invoiceId,
@@ -163,18 +216,18 @@ export function lineDelta(ctx: ServiceContext, state: ApplyState, work: ItemWork
     });
     d.inserts.push(back);
     d.events.push(event(ctx, 'transaction.returned', next.id, renderTransaction(next)));
-    if (unpay) {
+    if (paid && !toPerson) {
       const agg = invoice(c.row.invoiceId!);
       if (!agg) return null;
       const taken = unpaymentChange(agg, c.row.amount);
       change(agg, taken.changes, taken.events);
     }
-    if (c.row.invoiceId) assign({ invoiceId: c.row.invoiceId, transactionId: back.id, amount: -c.row.amount, fee: r.fee, status: 'accepted', matchedBy: r.matchedBy });
+    if (c.row.invoiceId && !toPerson) assign({ invoiceId: c.row.invoiceId, transactionId: back.id, amount: -c.row.amount, fee: r.fee, status: 'accepted', matchedBy: r.matchedBy });
   }
-  if (plan.returns.length > 0) d.bank.assignedAmount = row.amount;
+  if (plan.returns.length > 0 && !review) d.bank.assignedAmount = row.amount;
+  // A return a person has to look at: the bank's movement is recorded, the invoice and the line wait.
+  if (review) d.bank.status = BANK_STATUS.manual;
 
   for (const s of plan.suggestions) assign({ invoiceId: s.invoiceId, transactionId: null, amount: s.amount, fee: 0, status: 'suggested', matchedBy: s.matchedBy });
   return d;
 }
-
-/** The invoices a chunk's plans touch, and the collections whose invoice a return may take money off. */

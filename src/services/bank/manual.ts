@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { BANK_STATUS, byDueDate, spreadAmount, type ItemPlan, type PlannedAssignment } from '../../billing/bank-matching';
-import { checkDecimal, currencyScale, fromMinorUnits, toMinorUnitsSafe } from '../../billing/money';
+import { checkDecimal, currencyScale, documentAmountLimit, fromMinorUnits, toMinorUnitsSafe, withinDocumentLimit } from '../../billing/money';
 import { guardedUpdate, nextUpdatedAt } from '../../db/commit';
 import { inJson, isGuardFailure, requirePreviousChange, runBatch, tenantRowsById } from '../../db/client';
 import { bankAccountTransactionAssignments, bankAccountTransactions, invoicePayments, transactions } from '../../db/schema';
@@ -180,6 +180,10 @@ function minorUnits(v: Violations, path: string, value: string, currency: string
     v.add(path, problem.code === 'too_many_decimals' ? `Has more decimals than ${currency} allows.` : problem.message, problem.code === 'negative' ? 'too_small' : problem.code);
     return null;
   }
+  if (!withinDocumentLimit(value, currency)) {
+    v.add(path, `Must stay below ${documentAmountLimit(currency).toFixed(0)} ${currency}.`, 'too_large');
+    return null;
+  }
   const minor = toMinorUnitsSafe(value, currency);
   if (minor === 0 && !zeroAllowed) {
     v.add(path, 'Must be greater than 0.', 'too_small');
@@ -218,6 +222,23 @@ export async function deleteAssignment(ctx: ServiceContext, id: string): Promise
   if (!tx || tx.type !== 'payment' || tx.gateway !== 'bank_transfer' || tx.status !== 'succeeded' || assignment.amount <= 0) {
     throw ApiError.conflict('Only a bank-transfer payment can be unassigned; a returned or collected direct debit stays as the bank booked it.', 'not-removable');
   }
+  // Money given back (or on its way back) of this payment cannot be taken off the invoice with it.
+  const refund = await ctx.db
+    .select({ id: transactions.id })
+    .from(transactions)
+    .where(
+      and(
+        eq(transactions.tenantId, ctx.tenant.id),
+        eq(transactions.invoiceId, assignment.invoiceId),
+        eq(transactions.type, 'refund'),
+        eq(transactions.parentTransactionId, tx.id),
+        inJson(transactions.status, ['pending', 'processing', 'succeeded']),
+      ),
+    )
+    .get();
+  if (tx.refundedAmount > 0 || refund) {
+    throw ApiError.conflict('The payment is refunded (in part, or a refund is on its way); it can no longer be unassigned.', 'not-removable');
+  }
   const before = await loadInvoice(ctx, assignment.invoiceId);
   const taken = unpaymentChange(before, assignment.amount);
   const nowIso = ctx.now.toISOString();
@@ -227,7 +248,7 @@ export async function deleteAssignment(ctx: ServiceContext, id: string): Promise
       ctx.db
         .update(transactions)
         .set({ status: failed.status, failReason: failed.failReason, updatedAt: nowIso })
-        .where(and(eq(transactions.tenantId, ctx.tenant.id), eq(transactions.id, tx.id), eq(transactions.status, 'succeeded'))),
+        .where(and(eq(transactions.tenantId, ctx.tenant.id), eq(transactions.id, tx.id), eq(transactions.status, 'succeeded'), eq(transactions.refundedAmount, 0))),
       requirePreviousChange(ctx.db),
       ctx.db.delete(invoicePayments).where(and(eq(invoicePayments.tenantId, ctx.tenant.id), eq(invoicePayments.transactionId, tx.id))),
       removeAssignment,

@@ -4,7 +4,7 @@ import { inJson, outer } from '../../db/client';
 import { bankAccountTransactionAssignments, bankAccountTransactions, invoices, paymentMethods, transactions } from '../../db/schema';
 import type { ServiceContext } from '../context';
 import { OPEN } from '../invoices/operations';
-import { applyPlans, type CollectionState } from './apply';
+import { applyPlans, withRefunds, type CollectionState } from './apply';
 import { settlePayouts } from './payouts';
 import type { BankRow } from './read';
 
@@ -29,16 +29,28 @@ export function matchItem(row: BankRow, isReturn = row.amount < 0 && (row.return
   };
 }
 
-/** Open invoices (finalized, not fully paid), the documents a credit can pay. */
+/** Open invoices (finalized, not fully paid), the documents a credit can pay, and whether a payment of each is on its way. */
 async function openInvoices(ctx: ServiceContext): Promise<OpenInvoice[]> {
   const rows = await ctx.db
-    .select({ id: invoices.id, number: invoices.number, customerId: invoices.customerId, currency: invoices.currencyCode, gross: invoices.grossAmount, paid: invoices.paidAmount, dueDate: invoices.dueDate })
+    .select({
+      id: invoices.id,
+      number: invoices.number,
+      customerId: invoices.customerId,
+      currency: invoices.currencyCode,
+      gross: invoices.grossAmount,
+      paid: invoices.paidAmount,
+      dueDate: invoices.dueDate,
+      collecting: sql<number>`EXISTS (SELECT 1 FROM transactions t WHERE t.tenant_id = ${outer(invoices.tenantId)} AND t.invoice_id = ${outer(invoices.id)} AND t.type = 'payment' AND t.status IN ('pending', 'processing', 'action_required'))`,
+    })
     .from(invoices)
     .where(and(eq(invoices.tenantId, ctx.tenant.id), inArray(invoices.status, OPEN), eq(invoices.type, 'TYPE_INVOICE'), gt(invoices.grossAmount, invoices.paidAmount)));
-  return rows.map((r) => ({ id: r.id, number: r.number, customerId: r.customerId, currency: r.currency, unpaid: r.gross - r.paid, dueDate: r.dueDate }));
+  return rows.map((r) => ({ id: r.id, number: r.number, customerId: r.customerId, currency: r.currency, unpaid: r.gross - r.paid, dueDate: r.dueDate, collecting: Boolean(r.collecting) }));
 }
 
-/** The live SEPA collections the lines name by end-to-end id or mandate, with whether each is paid on its invoice. */
+/**
+ * The live SEPA collections the lines name by end-to-end id or mandate, with whether each is paid
+ * on its invoice, the lines that accounted for it, its refunds and what its invoice still owes.
+ */
 async function namedCollections(ctx: ServiceContext, items: MatchItem[]): Promise<{ collections: Collection[]; states: Map<string, CollectionState> }> {
   const endToEnd = [...new Set(items.flatMap((i) => (i.endToEndId ? [i.endToEndId] : [])))];
   const mandates = [...new Set(items.flatMap((i) => (i.mandateId ? [i.mandateId] : [])))];
@@ -48,6 +60,7 @@ async function namedCollections(ctx: ServiceContext, items: MatchItem[]): Promis
       row: transactions,
       mandate: paymentMethods.mandateReference,
       paid: sql<number>`EXISTS (SELECT 1 FROM invoice_payments p WHERE p.tenant_id = ${outer(transactions.tenantId)} AND p.invoice_id = ${outer(transactions.invoiceId)} AND p.transaction_id = ${outer(transactions.id)})`,
+      invoiceUnpaid: sql<number>`coalesce((SELECT CASE WHEN ${inJson(sql.raw('i.status'), OPEN)} THEN max(0, i.gross_amount - i.paid_amount) ELSE 0 END FROM invoices i WHERE i.tenant_id = ${outer(transactions.tenantId)} AND i.id = ${outer(transactions.invoiceId)}), 0)`,
     })
     .from(transactions)
     .leftJoin(paymentMethods, and(eq(paymentMethods.tenantId, transactions.tenantId), eq(paymentMethods.id, transactions.paymentMethodId)))
@@ -60,9 +73,19 @@ async function namedCollections(ctx: ServiceContext, items: MatchItem[]): Promis
         sql`(${inJson(transactions.referenceId, endToEnd)} OR ${inJson(paymentMethods.mandateReference, mandates)})`,
       ),
     );
-  const states = new Map(rows.map((r) => [r.row.id, { row: r.row, paidOnInvoice: Boolean(r.paid) }]));
-  const collections = rows.map(
-    (r): Collection => ({
+  const [states, assigned] = await Promise.all([
+    withRefunds(
+      ctx,
+      rows.map((r) => ({ row: r.row, paidOnInvoice: Boolean(r.paid) })),
+    ),
+    acceptedLinesOf(
+      ctx,
+      rows.map((r) => r.row),
+    ),
+  ]);
+  const collections = rows.map((r): Collection => {
+    const refunds = states.get(r.row.id)!.refundIds.map((id) => states.get(id)!.row);
+    return {
       id: r.row.id,
       invoiceId: r.row.invoiceId,
       referenceId: r.row.referenceId,
@@ -71,9 +94,36 @@ async function namedCollections(ctx: ServiceContext, items: MatchItem[]): Promis
       currency: r.row.currencyCode,
       status: r.row.status as Collection['status'],
       paidOnInvoice: Boolean(r.paid),
-    }),
-  );
+      assignedTo: assigned.get(r.row.id) ?? [],
+      givenBack: refunds.filter((f) => f.status !== 'pending').reduce((s, f) => s + f.amount, 0),
+      invoiceUnpaid: r.invoiceUnpaid,
+    };
+  });
   return { collections, states };
+}
+
+/** The bank lines whose accepted assignment names each of these transactions (found through their invoices' index). */
+async function acceptedLinesOf(ctx: ServiceContext, rows: { id: string; invoiceId: string | null }[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  const invoiceIds = [...new Set(rows.flatMap((r) => (r.invoiceId ? [r.invoiceId] : [])))];
+  if (invoiceIds.length === 0) return out;
+  const a = bankAccountTransactionAssignments;
+  const found = await ctx.db
+    .select({ transactionId: a.transactionId, line: a.bankAccountTransactionId })
+    .from(a)
+    .where(
+      and(
+        eq(a.tenantId, ctx.tenant.id),
+        inJson(a.invoiceId, invoiceIds),
+        eq(a.status, 'accepted'),
+        inJson(
+          a.transactionId,
+          rows.map((r) => r.id),
+        ),
+      ),
+    );
+  for (const f of found) out.set(f.transactionId!, [...(out.get(f.transactionId!) ?? []), f.line]);
+  return out;
 }
 
 /** Whose IBANs the lines come from: customers' SEPA mandates, and payers of lines matched before. */

@@ -85,7 +85,7 @@ export async function refundTransaction(ctx: ServiceContext, paymentId: string, 
       ctx.db
         .update(transactions)
         .set({ refundedAmount: sql`${transactions.refundedAmount} + ${amount}`, updatedAt: nowIso })
-        .where(and(eq(transactions.tenantId, ctx.tenant.id), eq(transactions.id, payment.id), eq(transactions.refundedAmount, payment.refundedAmount))),
+        .where(and(eq(transactions.tenantId, ctx.tenant.id), eq(transactions.id, payment.id), eq(transactions.status, 'succeeded'), eq(transactions.refundedAmount, payment.refundedAmount))),
       requirePreviousChange(ctx.db),
       ctx.db.insert(transactions).values(refund),
     ]);
