@@ -139,3 +139,15 @@ export async function invoiceState(t: TestTenant, id: string) {
   );
   return row!;
 }
+
+/** A bank account transaction as GET /payment/bank-account-transactions shows it (the parts the tests read). */
+export interface BankLine {
+  id: string;
+  status: string;
+  amount: { amount: string };
+  assignedAmount: { amount: string };
+  remainder: { amount: string };
+  counterpartyIban: string | null;
+  remittanceInformation: string | null;
+  assignments: { id: string; invoice: { number: string }; amount: { amount: string }; fee: { amount: string }; status: string; matchedBy: string; transaction: { id: string } | null }[];
+}

@@ -5,7 +5,7 @@ import { OWN_XML } from '../fixtures/camt/fixtures';
 import type { BankItem } from '../../src/documents/camt';
 import { importBankItems } from '../../src/services/bank/import';
 import { contextOf } from '../documents/builders';
-import { importCamt, invoiceState, ownStatementScenario, type Scenario } from './builders';
+import { importCamt, invoiceState, ownStatementScenario, type Scenario, type BankLine } from './builders';
 
 // Our own camt.053 (test/fixtures/camt/own-statement-2026-03.xml) against invoices made through
 // the API: what each line becomes, what the invoices owe afterwards (to the cent), the
@@ -14,16 +14,7 @@ import { importCamt, invoiceState, ownStatementScenario, type Scenario } from '.
 const MARCH = OWN_XML['own-statement-2026-03.xml']!;
 const APRIL = OWN_XML['own-statement-2026-04.xml']!;
 
-interface Line {
-  id: string;
-  status: string;
-  amount: { amount: string };
-  assignedAmount: { amount: string };
-  remainder: { amount: string };
-  counterpartyIban: string | null;
-  remittanceInformation: string | null;
-  assignments: { invoice: { number: string }; amount: { amount: string }; fee: { amount: string }; status: string; matchedBy: string; transaction: { id: string } | null }[];
-}
+type Line = BankLine;
 
 async function lines(t: TestTenant): Promise<Line[]> {
   const res = await get(t, '/payment/bank-account-transactions?limit=100');

@@ -1,11 +1,11 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { api, countRows, del, eventsOf, expectProblem, expectStatus, get, post, put, query, type TestTenant } from '../support/api';
-import { created, createCustomer, createTenant, ok, setClock } from '../support/builders';
-import { finalizedInvoice, line, SETTINGS } from '../documents/builders';
-import { CREDITOR_ID, OTHER_IBAN, paymentSettings, sepaMethod } from '../payments/builders';
+import { created, createCustomer, createTenant } from '../support/builders';
+import { finalizedInvoice, line } from '../documents/builders';
+import { OTHER_IBAN, sepaFileTransactions, sepaTenant } from '../payments/builders';
 import { camt053, type CamtEntry } from '../payments/camt';
-import { invoiceOf, sepaCollection } from './builders';
+import { invoiceOf, sepaCollection, type BankLine } from './builders';
 
 // Bank matching where money moved twice or back: a collection credited twice, a debit returned after
 // its invoice was paid by other money or after part of it was refunded, an assignment made again
@@ -14,14 +14,7 @@ import { invoiceOf, sepaCollection } from './builders';
 
 const ACCOUNT = 'DE89370400440532013000';
 
-interface Line {
-  id: string;
-  status: string;
-  amount: { amount: string };
-  assignedAmount: { amount: string };
-  remainder: { amount: string };
-  assignments: { id: string; status: string; matchedBy: string; amount: { amount: string }; fee: { amount: string }; transaction: { id: string } | null }[];
-}
+type Line = BankLine;
 
 async function importXml(t: TestTenant, xml: string) {
   const res = await api('/payment/bank-account-transactions/import', { token: t.key, method: 'POST', rawBody: xml, contentType: 'application/xml' });
@@ -48,26 +41,10 @@ const tx = async (t: TestTenant, id: string) => (await get(t, `/transactions/${i
 
 const summary = (l: Line) => [l.status, l.amount.amount, l.assignedAmount.amount, l.remainder.amount, l.assignments.map((a) => `${a.status} ${a.matchedBy} ${a.amount.amount} fee ${a.fee.amount}`)];
 
-/** A tenant whose invoices are collected by SEPA files through the API, as in the round trip. */
-async function sepaTenant() {
-  const t = await createTenant();
-  await setClock(t, '2027-03-01T09:00:00Z');
-  await ok(put(t, '/settings/documents', SETTINGS));
-  await paymentSettings(t, { 'sepa.creditorId': CREDITOR_ID });
-  const c = await createCustomer(t, { firstName: 'Erika', lastName: 'Mustermann' });
-  await sepaMethod(t, c.id, { sepaDebit: { iban: OTHER_IBAN, bic: 'BYLADEM1001', accountHolder: 'Erika Mustermann' } });
-  return { t, c };
-}
-
-async function sepaFile(t: TestTenant, type: 'direct_debit' | 'credit_transfer') {
-  const file = await created(post(t, '/sepa-xml', { type }));
-  return (await ok(get(t, `/sepa-xml/${file.id}`))).transactions as { id: string; endToEndId: string; amount: string; invoice: { id: string } }[];
-}
-
 /** An invoice of 119.00 collected by a debit the bank credited: paid, the debit succeeded. */
 async function collected(t: TestTenant, customerId: string) {
   const invoice = await finalizedInvoice(t, customerId, [line('100.00')]);
-  const [debit] = await sepaFile(t, 'direct_debit');
+  const [debit] = await sepaFileTransactions(t, 'direct_debit');
   await statement(t, 'STMT-C', [{ ref: 'C-1', amount: '119.00', credit: true, bookingDate: '2027-03-03', details: [{ endToEndId: debit!.endToEndId, amount: '119.00' }] }]);
   expect(await owed(t, invoice.id)).toBe('STATUS_PAID 0.00');
   return { invoice, debit: debit! };
@@ -157,7 +134,7 @@ describe('a debit returned after a refund of it', () => {
     const { t, c } = await sepaTenant();
     const { invoice, debit } = await collected(t, c.id);
     const refund = await created(post(t, `/transactions/${debit.id}/refund`, { amount: '19.00', reason: 'Goodwill' }));
-    const [payout] = await sepaFile(t, 'credit_transfer');
+    const [payout] = await sepaFileTransactions(t, 'credit_transfer');
     await statement(t, 'STMT-P', [{ ref: 'P-1', amount: '19.00', credit: false, bookingDate: '2027-03-05', details: [{ endToEndId: payout!.endToEndId, name: 'Erika Mustermann', iban: OTHER_IBAN }] }]);
     expect((await tx(t, refund.id)).status).toBe('succeeded');
     const before = await owed(t, invoice.id);

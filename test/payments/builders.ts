@@ -1,5 +1,7 @@
 import { expect } from 'vitest';
-import { api, type TestTenant } from '../support/api';
+import { api, get, post, put, type TestTenant } from '../support/api';
+import { created, createCustomer, createTenant, ok, setClock } from '../support/builders';
+import { SETTINGS } from '../documents/builders';
 
 // Shared builders of the payment tests. Payment methods are made through POST /payment-methods
 // (the shape in docs/decisions.md, Payments); IBANs and BICs are the public example accounts of
@@ -38,4 +40,24 @@ export async function paymentSettings(t: TestTenant, values: Record<string, unkn
     body: { settings: Object.entries(values).map(([key, value]) => ({ key, value })) },
   });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
+}
+
+/**
+ * A tenant that collects by SEPA direct debit (letterhead with its bank account, creditor id; its
+ * clock at 2027-03-01, a Monday) and one customer paying by mandate (its default method).
+ */
+export async function sepaTenant() {
+  const t = await createTenant();
+  await setClock(t, '2027-03-01T09:00:00Z');
+  await ok(put(t, '/settings/documents', SETTINGS));
+  await paymentSettings(t, { 'sepa.creditorId': CREDITOR_ID });
+  const c = await createCustomer(t, { firstName: 'Erika', lastName: 'Mustermann' });
+  await sepaMethod(t, c.id, { sepaDebit: { iban: OTHER_IBAN, bic: 'BYLADEM1001', accountHolder: 'Erika Mustermann' } });
+  return { t, c };
+}
+
+/** Writes a SEPA file of everything due and answers its transactions. */
+export async function sepaFileTransactions(t: TestTenant, type: 'direct_debit' | 'credit_transfer') {
+  const file = await created(post(t, '/sepa-xml', { type }));
+  return (await ok(get(t, `/sepa-xml/${file.id}`))).transactions as { id: string; endToEndId: string; amount: string; invoice: { id: string } }[];
 }

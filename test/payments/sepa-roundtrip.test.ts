@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { api, get, post, put, query, type TestTenant } from '../support/api';
-import { created, createCustomer, createTenant, eventTypes, ok, setClock } from '../support/builders';
+import { api, get, post, query, type TestTenant } from '../support/api';
+import { created, eventTypes, ok } from '../support/builders';
 import { validateSepa } from '../support/oracles';
-import { finalizedInvoice, line, SETTINGS } from '../documents/builders';
-import { CREDITOR_ID, OTHER_IBAN, paymentSettings, sepaMethod } from './builders';
+import { finalizedInvoice, line } from '../documents/builders';
+import { OTHER_IBAN, sepaFileTransactions, sepaTenant } from './builders';
 import { camt053, type CamtEntry } from './camt';
 
 // The whole SEPA round trip through the API: a direct-debit file collects the invoice, the bank
@@ -21,26 +21,11 @@ async function importStatement(t: TestTenant, id: string, entries: CamtEntry[]) 
   return res.body;
 }
 
-async function sepaFile(t: TestTenant, type: 'direct_debit' | 'credit_transfer') {
-  const file = await created(post(t, '/sepa-xml', { type }));
-  return (await ok(get(t, `/sepa-xml/${file.id}`))).transactions as { id: string; endToEndId: string; amount: string; invoice: { id: string } }[];
-}
-
-async function setup() {
-  const t = await createTenant();
-  await setClock(t, '2027-03-01T09:00:00Z');
-  await ok(put(t, '/settings/documents', SETTINGS));
-  await paymentSettings(t, { 'sepa.creditorId': CREDITOR_ID });
-  const c = await createCustomer(t, { firstName: 'Erika', lastName: 'Mustermann' });
-  await sepaMethod(t, c.id, { sepaDebit: { iban: OTHER_IBAN, bic: 'BYLADEM1001', accountHolder: 'Erika Mustermann' } });
-  return { t, c };
-}
-
 describe('SEPA round trip', () => {
   it('debit file → statement credit pays the invoice → refund by credit transfer → statement debit settles it', async () => {
-    const { t, c } = await setup();
+    const { t, c } = await sepaTenant();
     const invoice = await finalizedInvoice(t, c.id, [line('100.00')]);
-    const [debit] = await sepaFile(t, 'direct_debit');
+    const [debit] = await sepaFileTransactions(t, 'direct_debit');
     expect(debit).toMatchObject({ amount: '119.00', invoice: { id: invoice.id } });
     expect((await get(t, `/invoices/${invoice.id}`)).body.status).toBe('STATUS_UNPAID');
 
@@ -52,7 +37,7 @@ describe('SEPA round trip', () => {
     // A refund of 19.00 cannot go back through the debit: it waits for a credit transfer.
     const refund = await created(post(t, `/transactions/${debit!.id}/refund`, { amount: '19.00', reason: 'Goodwill' }));
     expect(refund).toMatchObject({ status: 'pending', gateway: 'sepa_debit', amount: 19 });
-    const [payout] = await sepaFile(t, 'credit_transfer');
+    const [payout] = await sepaFileTransactions(t, 'credit_transfer');
     expect(payout).toMatchObject({ id: refund.id, amount: '19.00' });
     expect((await get(t, `/transactions/${refund.id}`)).body.status).toBe('processing');
 
@@ -71,9 +56,9 @@ describe('SEPA round trip', () => {
   });
 
   it('a returned debit reopens the invoice, records the fee, and the next file collects it again', async () => {
-    const { t, c } = await setup();
+    const { t, c } = await sepaTenant();
     const invoice = await finalizedInvoice(t, c.id, [line('50.00')]);
-    const [debit] = await sepaFile(t, 'direct_debit');
+    const [debit] = await sepaFileTransactions(t, 'direct_debit');
     await importStatement(t, 'STMT-3', [{ ref: 'B-3', amount: '59.50', credit: true, bookingDate: '2027-03-03', details: [{ endToEndId: debit!.endToEndId, amount: '59.50' }] }]);
     expect((await get(t, `/invoices/${invoice.id}`)).body.status).toBe('STATUS_PAID');
 
@@ -91,15 +76,15 @@ describe('SEPA round trip', () => {
     expect(await eventTypes(t, debit!.id)).toContain('transaction.returned');
 
     // The next file collects it again, as a new attempt with its own end-to-end id.
-    const [again] = await sepaFile(t, 'direct_debit');
+    const [again] = await sepaFileTransactions(t, 'direct_debit');
     expect(again).toMatchObject({ invoice: { id: invoice.id }, amount: '59.50' });
     expect(again!.endToEndId).not.toBe(debit!.endToEndId);
   });
 
   it('a return pulled through open banking reopens the invoice like one on a statement', async () => {
-    const { t, c } = await setup();
+    const { t, c } = await sepaTenant();
     const invoice = await finalizedInvoice(t, c.id, [line('10.00')]);
-    const [debit] = await sepaFile(t, 'direct_debit');
+    const [debit] = await sepaFileTransactions(t, 'direct_debit');
     const account = await created(post(t, '/open-banking-accounts', { iban: ACCOUNT }));
     const bankLine = (amount: string, extra: Record<string, unknown>) => ({ bookingDate: '2027-03-03', amount, currency: 'EUR', counterpartyName: null, counterpartyIban: null, remittanceInformation: null, ...extra });
     expect((await post(t, `/open-banking-accounts/${account.id}/fake-transactions`, { transactions: [bankLine('11.90', { endToEndId: debit!.endToEndId })] })).status).toBe(201);

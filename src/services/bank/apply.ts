@@ -1,12 +1,13 @@
-import { and, asc, count, eq, sql } from 'drizzle-orm';
+import { and, count, eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { BANK_STATUS } from '../../billing/bank-matching';
 import { nextUpdatedAt } from '../../db/commit';
 import { inJson, isGuardFailure, isUniqueViolation, outer, runBatch, tenantRowsById } from '../../db/client';
-import { bankAccountTransactionAssignments, bankAccountTransactions, customers, events, invoicePayments, invoicePositions, invoices, media, transactions } from '../../db/schema';
+import { bankAccountTransactionAssignments, bankAccountTransactions, events, invoicePayments, invoices, transactions } from '../../db/schema';
 import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import type { InvoiceAggregate } from '../invoices/render';
+import { aggregatesOf } from '../invoices/read';
 import { guardedBulkUpdate } from '../../db/commit';
 import { insertJsonRows } from '../../db/insert';
 import type { TransactionRow } from '../payments/transaction-render';
@@ -42,33 +43,8 @@ function invoicesNeeded(works: ItemWork[], state: ApplyState): string[] {
 
 /** Invoices with what their events show (positions, customer, files), for the given ids. */
 export async function loadInvoiceAggregates(ctx: ServiceContext, ids: string[]): Promise<Map<string, InvoiceAggregate>> {
-  const out = new Map<string, InvoiceAggregate>();
-  if (ids.length === 0) return out;
-  const rows = await ctx.db.select().from(invoices).where(tenantRowsById(invoices, ctx.tenant.id, ids));
-  if (rows.length === 0) return out;
-  const customerIds = [...new Set(rows.map((r) => r.customerId))];
-  const [positions, customerRows, files] = await ctx.db.batch([
-    ctx.db
-      .select()
-      .from(invoicePositions)
-      .where(and(eq(invoicePositions.tenantId, ctx.tenant.id), inJson(invoicePositions.invoiceId, ids)))
-      .orderBy(asc(invoicePositions.sort)),
-    ctx.db.select().from(customers).where(tenantRowsById(customers, ctx.tenant.id, customerIds)),
-    ctx.db.select().from(media).where(and(eq(media.tenantId, ctx.tenant.id), eq(media.ownerType, 'invoice'), inJson(media.ownerId, ids))),
-  ]);
-  const byInvoice = new Map<string, typeof positions>();
-  for (const p of positions) {
-    const list = byInvoice.get(p.invoiceId);
-    if (list) list.push(p);
-    else byInvoice.set(p.invoiceId, [p]);
-  }
-  const customerMap = new Map(customerRows.map((c) => [c.id, c]));
-  const filesOf = new Map<string, typeof files>();
-  for (const f of files) filesOf.set(f.ownerId, [...(filesOf.get(f.ownerId) ?? []), f]);
-  for (const row of rows) {
-    out.set(row.id, { row, positions: byInvoice.get(row.id) ?? [], customer: customerMap.get(row.customerId)!, media: filesOf.get(row.id) ?? [] });
-  }
-  return out;
+  if (ids.length === 0) return new Map();
+  return aggregatesOf(ctx, await ctx.db.select().from(invoices).where(tenantRowsById(invoices, ctx.tenant.id, ids)));
 }
 
 /** Transactions by id, with whether their payment is on the invoice, and the refunds of them a return has to settle. */

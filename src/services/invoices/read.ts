@@ -131,23 +131,38 @@ async function listFiltered(ctx: ServiceContext, q: InvoiceFilters) {
       .limit(q.limit)
       .offset(pageOffset(q)),
   ]);
-  const ids = rows.map((r) => r.id);
-  const customerIds = [...new Set(rows.map((r) => r.customerId))];
-  const [positions, customerRows, files] = ids.length
-    ? await ctx.db.batch([
-        ctx.db
-          .select()
-          .from(invoicePositions)
-          .where(and(eq(invoicePositions.tenantId, ctx.tenant.id), inJson(invoicePositions.invoiceId, ids)))
-          .orderBy(asc(invoicePositions.sort)),
-        ctx.db.select().from(customers).where(tenantRowsById(customers, ctx.tenant.id, customerIds)),
-        ctx.db.select().from(media).where(and(eq(media.tenantId, ctx.tenant.id), eq(media.ownerType, 'invoice'), inJson(media.ownerId, ids))),
-      ])
-    : [[], [], []];
-  const customerMap = new Map(customerRows.map((c) => [c.id, c]));
+  const aggregates = await aggregatesOf(ctx, rows);
   return collection(
-    rows.map((row) => renderInvoice({ row, positions: positions.filter((p) => p.invoiceId === row.id), customer: customerMap.get(row.customerId)!, media: files.filter((m) => m.ownerId === row.id) })),
+    rows.map((row) => renderInvoice(aggregates.get(row.id)!)),
     total?.n ?? 0,
     q,
   );
+}
+
+/**
+ * Invoice rows with what their rendering shows (positions in order, customer, files), in one
+ * round trip for any number of them: for lists, and for writers that touch many invoices at once
+ * (the bank import).
+ */
+export async function aggregatesOf(ctx: ServiceContext, rows: InvoiceAggregate['row'][]): Promise<Map<string, InvoiceAggregate>> {
+  const out = new Map<string, InvoiceAggregate>();
+  if (rows.length === 0) return out;
+  const ids = rows.map((r) => r.id);
+  const customerIds = [...new Set(rows.map((r) => r.customerId))];
+  const [positions, customerRows, files] = await ctx.db.batch([
+    ctx.db
+      .select()
+      .from(invoicePositions)
+      .where(and(eq(invoicePositions.tenantId, ctx.tenant.id), inJson(invoicePositions.invoiceId, ids)))
+      .orderBy(asc(invoicePositions.sort)),
+    ctx.db.select().from(customers).where(tenantRowsById(customers, ctx.tenant.id, customerIds)),
+    ctx.db.select().from(media).where(and(eq(media.tenantId, ctx.tenant.id), eq(media.ownerType, 'invoice'), inJson(media.ownerId, ids))),
+  ]);
+  const positionsOf = new Map<string, typeof positions>();
+  for (const p of positions) positionsOf.set(p.invoiceId, [...(positionsOf.get(p.invoiceId) ?? []), p]);
+  const filesOf = new Map<string, typeof files>();
+  for (const f of files) filesOf.set(f.ownerId, [...(filesOf.get(f.ownerId) ?? []), f]);
+  const customerMap = new Map(customerRows.map((c) => [c.id, c]));
+  for (const row of rows) out.set(row.id, { row, positions: positionsOf.get(row.id) ?? [], customer: customerMap.get(row.customerId)!, media: filesOf.get(row.id) ?? [] });
+  return out;
 }
