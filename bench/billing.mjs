@@ -30,7 +30,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { d1Execute, envInt, http, memorySampler, msSince, printTable, sleep } from './lib.mjs';
+import { d1Execute, envInt, http, memorySampler, msSince, printTable, sleep, localDatabase, sqlLiteral } from './lib.mjs';
 
 const log = (msg) => process.stderr.write(`bench: ${msg}\n`);
 const describe = (r) => `HTTP ${r.status} ${r.text.length > 500 ? r.text.slice(0, 500) + '…' : r.text}`;
@@ -55,17 +55,6 @@ function readBillingConfig() {
   return { subscriptions, mode, timeoutSeconds, pollMs };
 }
 
-/** SQL literal of a value as D1 returns it (strings, numbers, null). */
-function lit(v) {
-  if (v === null || v === undefined) return 'NULL';
-  if (typeof v === 'number') {
-    if (!Number.isFinite(v)) throw new Error(`cannot write ${v} as SQL`);
-    return String(v);
-  }
-  if (typeof v === 'boolean') return v ? '1' : '0';
-  return `'${String(v).replaceAll("'", "''")}'`;
-}
-
 /** Multi-row INSERTs of `rows` (objects with the same keys) into `table`, ROWS_PER_INSERT at a time. */
 function inserts(table, rows) {
   if (rows.length === 0) return [];
@@ -73,7 +62,7 @@ function inserts(table, rows) {
   const head = `INSERT INTO ${table} (${cols.map((c) => `"${c}"`).join(', ')}) VALUES\n`;
   const out = [];
   for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-    const values = rows.slice(i, i + ROWS_PER_INSERT).map((r) => `(${cols.map((c) => lit(r[c])).join(', ')})`);
+    const values = rows.slice(i, i + ROWS_PER_INSERT).map((r) => `(${cols.map((c) => sqlLiteral(r[c])).join(', ')})`);
     out.push(head + values.join(',\n') + ';');
   }
   return out;
@@ -87,7 +76,7 @@ const one = (resultSet, what) => {
 
 /** Reads the template's rows and checks they look like what the copies should be made of. */
 async function readTemplate({ persistTo, cwd, signal, verbose }, ids) {
-  const q = (table, col, id) => `SELECT * FROM ${table} WHERE tenant_id = ${lit(ids.tenantId)} AND ${col} = ${lit(id)} ORDER BY id`;
+  const q = (table, col, id) => `SELECT * FROM ${table} WHERE tenant_id = ${sqlLiteral(ids.tenantId)} AND ${col} = ${sqlLiteral(id)} ORDER BY id`;
   const sets = await d1Execute({
     persistTo,
     cwd,
@@ -205,18 +194,18 @@ async function seedCopies({ persistTo, cwd, signal, verbose }, template, count, 
     signal,
     verbose,
     command: `SELECT
-      (SELECT count(*) FROM customers WHERE tenant_id = ${lit(tenantId)}) AS customers,
-      (SELECT count(*) FROM subscriptions WHERE tenant_id = ${lit(tenantId)} AND status = 'active' AND billing_anchor IS NOT NULL) AS subscriptions,
-      (SELECT count(*) FROM subscription_items WHERE tenant_id = ${lit(tenantId)} AND status = 'active' AND last_billed_to IS NULL) AS items,
-      (SELECT count(*) FROM customer_addresses WHERE tenant_id = ${lit(tenantId)} AND is_default = 1) AS addresses,
-      (SELECT count(*) FROM customer_email_addresses WHERE tenant_id = ${lit(tenantId)} AND is_default = 1) AS emails`,
+      (SELECT count(*) FROM customers WHERE tenant_id = ${sqlLiteral(tenantId)}) AS customers,
+      (SELECT count(*) FROM subscriptions WHERE tenant_id = ${sqlLiteral(tenantId)} AND status = 'active' AND billing_anchor IS NOT NULL) AS subscriptions,
+      (SELECT count(*) FROM subscription_items WHERE tenant_id = ${sqlLiteral(tenantId)} AND status = 'active' AND last_billed_to IS NULL) AS items,
+      (SELECT count(*) FROM customer_addresses WHERE tenant_id = ${sqlLiteral(tenantId)} AND is_default = 1) AS addresses,
+      (SELECT count(*) FROM customer_email_addresses WHERE tenant_id = ${sqlLiteral(tenantId)} AND is_default = 1) AS emails`,
   });
   return { ...counts.results[0], seconds: msSince(t0) / 1000 };
 }
 
 /** The check after the run: SQL aggregates over the tenant's invoices (server stopped). */
 async function verify({ persistTo, cwd, signal, verbose }, tenantId, expected) {
-  const t = lit(tenantId);
+  const t = sqlLiteral(tenantId);
   const sets = await d1Execute({
     persistTo,
     cwd,
@@ -468,13 +457,8 @@ export const billingSection = {
 
   async run(ctx) {
     const cfg = readBillingConfig();
-    const server = ctx.server;
-    if (!server?.restart || !server.persistTo) {
-      throw new Error('the billing section seeds the local D1 database directly: it needs the server the harness starts itself (unset BENCH_URL)');
-    }
+    const { server, local } = localDatabase(ctx, 'the billing section seeds the local D1 database directly');
     const { signal } = ctx;
-    // wrangler d1 execute reads the same wrangler.toml as the server (a snapshot's, with BENCH_SNAPSHOT).
-    const local = { persistTo: server.persistTo, cwd: server.cwd, signal, verbose: ctx.config.verbose };
     const N = cfg.subscriptions;
     log(`billing: ${N} subscriptions, ${cfg.mode} run, timeout ${cfg.timeoutSeconds} s`);
 

@@ -45,7 +45,7 @@
 //   BENCH_DOCUMENTS_DRAIN_TIMEOUT_SECONDS  limit for the queue to render everything (default max(600, 1 × N))
 
 import { readFileSync } from 'node:fs';
-import { assertLoopback, closedLoop, d1Execute, descendantPids, envInt, http, msSince, pool, printTable, sleep, summarize } from './lib.mjs';
+import { assertLoopback, closedLoop, d1Execute, descendantPids, envInt, http, msSince, pool, printTable, sleep, summarize, localDatabase, benchTenant } from './lib.mjs';
 import { billingClock, billingRun, createBillingTemplate, finishNumbering, seedFromTemplate, verify } from './billing.mjs';
 
 const log = (msg) => process.stderr.write(`bench: ${msg}\n`);
@@ -164,24 +164,7 @@ function positionsFor(i, cfg) {
   });
 }
 
-async function newTenant(ctx, name) {
-  const r = await http(ctx.url, 'POST', '/admin/tenants', {
-    headers: { Authorization: `Bearer ${ctx.config.adminToken}` },
-    body: { name, countryCode: 'DE', defaultCurrency: 'EUR', timeZone: 'Europe/Berlin', mode: 'test' },
-    signal: ctx.signal,
-  });
-  if (r.status !== 201 || !r.json?.tenant?.id || !r.json?.apiKey?.key) throw new Error(`POST /admin/tenants: ${describe(r)}`);
-  const auth = { Authorization: `Bearer ${r.json.apiKey.key}` };
-  return { tenantId: r.json.tenant.id, auth, call: caller(ctx, auth) };
-}
 
-function caller(ctx, auth) {
-  return async (method, path, body, opts = {}) => {
-    const r = await http(ctx.url, method, path, { headers: auth, body, signal: ctx.signal, ...opts });
-    if (r.status >= 300) throw new Error(`${method} ${path}: ${describe(r)}`);
-    return r.json;
-  };
-}
 
 // ---------------------------------------------------------------------------------------------
 // Measuring
@@ -301,7 +284,7 @@ async function allInvoices(ctx, call) {
 // Part 1: rendering throughput
 
 async function renderPart(ctx, cfg) {
-  const t = await newTenant(ctx, 'Bench documents');
+  const t = await benchTenant(ctx, 'Bench documents');
   const { call } = t;
   await call('PUT', '/settings/documents', documentSettings(cfg.eInvoiceType));
   const customer = await call('POST', '/customers', { email: `documents-${ctx.runTag}@bench.test`, ...customerFields(cfg.eInvoiceType) });
@@ -597,11 +580,7 @@ export const documentsSection = {
 
   async run(ctx) {
     const cfg = readDocumentsConfig();
-    const server = ctx.server;
-    if (!server?.restart || !server.persistTo) {
-      throw new Error('the documents section restarts the server with other vars and seeds its local D1: it needs the server the harness starts itself (unset BENCH_URL)');
-    }
-    const local = { persistTo: server.persistTo, cwd: server.cwd, signal: ctx.signal, verbose: ctx.config.verbose };
+    const { server, local } = localDatabase(ctx, 'the documents section restarts the server with other vars and seeds its local D1');
     log(`documents: ${JSON.stringify(cfg)}`);
     const out = { config: cfg };
     const failures = [];

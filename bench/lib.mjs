@@ -740,3 +740,47 @@ export async function writeJson(path, data) {
 export function fileTimestamp(d = new Date()) {
   return d.toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
 }
+
+/**
+ * The local D1 of the server the harness started, for sections that seed it directly; throws with
+ * the section's reason when the target is a server of BENCH_URL instead.
+ */
+export function localDatabase(ctx, why) {
+  const server = ctx.server;
+  if (!server?.restart || !server.persistTo) throw new Error(`${why}: it needs the server the harness starts itself (unset BENCH_URL)`);
+  return { server, local: { persistTo: server.persistTo, cwd: server.cwd, signal: ctx.signal, verbose: ctx.config.verbose } };
+}
+
+/** SQL literal of a value as D1 returns it (strings, numbers, booleans, null). */
+export function sqlLiteral(v) {
+  if (v === null || v === undefined) return 'NULL';
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw new Error(`cannot write ${v} as SQL`);
+    return String(v);
+  }
+  if (typeof v === 'boolean') return v ? '1' : '0';
+  return `'${String(v).replaceAll("'", "''")}'`;
+}
+
+const describeReply = (r) => `HTTP ${r.status} ${r.text.length > 500 ? r.text.slice(0, 500) + '…' : r.text}`;
+
+/** A function calling the API with `auth` that throws on anything but 2xx and answers the JSON. */
+export function apiCaller(ctx, auth) {
+  return async (method, path, body, opts = {}) => {
+    const r = await http(ctx.url, method, path, { headers: auth, body, signal: ctx.signal, ...opts });
+    if (r.status >= 300) throw new Error(`${method} ${path}: ${describeReply(r)}`);
+    return r.json;
+  };
+}
+
+/** A fresh test-mode tenant (EUR, Germany) through the admin API, with its key and a caller. */
+export async function benchTenant(ctx, name) {
+  const r = await http(ctx.url, 'POST', '/admin/tenants', {
+    headers: { Authorization: `Bearer ${ctx.config.adminToken}` },
+    body: { name, countryCode: 'DE', defaultCurrency: 'EUR', timeZone: 'Europe/Berlin', mode: 'test' },
+    signal: ctx.signal,
+  });
+  if (r.status !== 201 || !r.json?.tenant?.id || !r.json?.apiKey?.key) throw new Error(`POST /admin/tenants: ${describeReply(r)}`);
+  const auth = { Authorization: `Bearer ${r.json.apiKey.key}` };
+  return { tenantId: r.json.tenant.id, auth, call: apiCaller(ctx, auth) };
+}

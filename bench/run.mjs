@@ -24,10 +24,13 @@
 //   BENCH_BILLING_*         the billing section (subscriptions, mode, timeout): see bench/billing.mjs
 //   BENCH_DOCUMENTS_*       the documents section (invoices rendered, subscriptions billed with rendering on
 //                           and off, rounds, e-invoice type): see bench/documents.mjs
+//   BENCH_PAYMENTS_*        the payments section (invoices = camt entries and debits, default 10000;
+//                           VALIDATE=0 skips the XSD check of the pain.008): see bench/payments.mjs
 //
 // Sections: http (endpoints vs GET /health), usage (measurement ingestion), billing (one billing run
 // over seeded subscriptions), webhooks (API latency with a slow receiver), documents (PDF + XML
-// renders per second, bytes per document, billing rate with rendering on vs off).
+// renders per second, bytes per document, billing rate with rendering on vs off), payments (a camt.053
+// of N entries imported and matched against N open invoices, a pain.008 of N debits: time, memory).
 //
 // Adding a section: append an object to
 // SECTIONS with { name, title, run(ctx) }. run() returns { setup?, results: [summary…], baseline? }
@@ -58,6 +61,7 @@ import {
 import { billingSection } from './billing.mjs';
 import { webhookSection } from './webhooks.mjs';
 import { documentsSection } from './documents.mjs';
+import { paymentsSection } from './payments.mjs';
 
 // ---------------------------------------------------------------------------------------------
 // Configuration
@@ -79,6 +83,8 @@ function readConfig(argv) {
     url: process.env.BENCH_URL ? assertLoopback(process.env.BENCH_URL) : undefined,
     adminToken: process.env.BENCH_ADMIN_TOKEN || 'bench-admin',
     jwtSecret: process.env.BENCH_JWT_SECRET || 'bench-secret-0123456789abcdef0123456789',
+    // 32 bytes, base64: the server's key for gateway credentials (src/lib/secret-box.ts).
+    paymentSecretsKey: process.env.BENCH_PAYMENT_SECRETS_KEY || Buffer.from('bench-only-payment-secrets-key-32').subarray(0, 32).toString('base64'),
     port: envInt('BENCH_PORT', 8799),
     seconds: envInt('BENCH_SECONDS', 10, 0.1),
     warmupSeconds: envInt('BENCH_WARMUP_SECONDS', 1, 0),
@@ -274,7 +280,7 @@ const usageSection = {
   },
 };
 
-const SECTIONS = [httpSection, usageSection, billingSection, webhookSection, documentsSection];
+const SECTIONS = [httpSection, usageSection, billingSection, webhookSection, documentsSection, paymentsSection];
 
 // ---------------------------------------------------------------------------------------------
 // Report
@@ -325,7 +331,7 @@ async function main() {
       server = await startLocalServer({
         cwd: snapshot?.dir,
         port: config.port,
-        vars: { ADMIN_TOKEN: config.adminToken, JWT_SECRET: config.jwtSecret },
+        vars: { ADMIN_TOKEN: config.adminToken, JWT_SECRET: config.jwtSecret, PAYMENT_SECRETS_KEY: config.paymentSecretsKey },
         logLevel: config.wranglerLogLevel,
         verbose: config.verbose,
         keepState: config.keepState,
