@@ -159,10 +159,11 @@ const one = (set, what) => {
 
 
 /** A tenant with document settings, one customer (a mandate with `sepa`) and one finalized invoice of 10.00 EUR net. */
-async function createTemplate(ctx, { name, sepa }) {
+async function createTemplate(ctx, { name, sepa, debitsPerFile = 5000 }) {
   const t = await benchTenant(ctx, name);
   await t.call('PUT', '/settings/documents', SETTINGS);
-  if (sepa) await t.call('PATCH', '/settings', { settings: [{ key: 'sepa.creditorId', value: CREDITOR_ID }] });
+  // One file of every due debit: the cap per file (sepa.maxDebitsPerFile, default 5,000) goes up to N.
+  if (sepa) await t.call('PATCH', '/settings', { settings: [{ key: 'sepa.creditorId', value: CREDITOR_ID }, { key: 'sepa.maxDebitsPerFile', value: Math.min(10000, Math.max(debitsPerFile, 1)) }] });
   const customer = await t.call('POST', '/customers', {
     email: `payments-${sepa ? 'sepa' : 'camt'}-0@bench.test`,
     countryCode: 'DE',
@@ -713,7 +714,7 @@ export const paymentsSection = {
 
     // 1. Tenants and templates through the API, N-1 copies each in SQL.
     const camt = await createTemplate(ctx, { name: 'Bench payments (camt)', sepa: false });
-    const sepa = await createTemplate(ctx, { name: 'Bench payments (SEPA)', sepa: true });
+    const sepa = await createTemplate(ctx, { name: 'Bench payments (SEPA)', sepa: true, debitsPerFile: N });
     const seeds = {};
     await server.restart(async () => {
       log(`payments: seeding ${N - 1} copies of each template into the local D1…`);

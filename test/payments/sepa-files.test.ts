@@ -55,6 +55,23 @@ const liveDebits = (t: TestTenant, invoiceId: string) =>
   );
 
 describe('POST /sepa-xml: direct debits', () => {
+  it('carries at most sepa.maxDebitsPerFile debits, the oldest first; the rest stay due for the next file', async () => {
+    const t = await sepaTenant();
+    await paymentSettings(t, { 'sepa.maxDebitsPerFile': 2 });
+    const erika = await sepaPayer(t);
+    const first = await invoiceOf(t, erika.c.id, '10.00');
+    const second = await invoiceOf(t, erika.c.id, '20.00');
+    const third = await invoiceOf(t, erika.c.id, '30.00');
+    const a = await created(createFile(t));
+    expect(a).toMatchObject({ numberOfTransactions: 2, controlSum: '35.70' });
+    expect((await ok(get(t, `/sepa-xml/${a.id}`))).transactions.map((x: any) => x.invoice.id)).toEqual([first.id, second.id]);
+    const b = await created(createFile(t));
+    expect(b).toMatchObject({ numberOfTransactions: 1, controlSum: '35.70' });
+    expect((await ok(get(t, `/sepa-xml/${b.id}`))).transactions.map((x: any) => x.invoice.id)).toEqual([third.id]);
+    expect((await createFile(t)).status).toBe(409);
+    expect422(await api('/settings', { token: t.key, method: 'PATCH', body: { settings: [{ key: 'sepa.maxDebitsPerFile', value: 10001 }] } }), ['settings[0].value']);
+  });
+
   it('collects every open SEPA invoice in one pain.008 file, FRST for new mandates, to the cent', async () => {
     const t = await sepaTenant();
     const erika = await sepaPayer(t);

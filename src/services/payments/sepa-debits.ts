@@ -7,6 +7,7 @@ import { EVENT_VERSION, type EventType } from '../../events/catalogue';
 import { newId } from '../../lib/ids';
 import type { SepaSkipped } from '../../schemas/sepa';
 import type { ServiceContext } from '../context';
+import { loadSettings } from '../platform/settings';
 import { creditorIdOf } from './methods';
 import { renderPaymentMethod } from './methods-render';
 import { insertJsonRows } from '../../db/insert';
@@ -97,7 +98,10 @@ export async function planDebits(ctx: ServiceContext, frame: SepaFileFrame): Pro
   const skipped: SepaSkipped[] = [];
   const taken = new Set<string>();
   const planned: PlannedDebit[] = [];
+  const max = (await loadSettings(ctx.db, ctx.tenant.id))['sepa.maxDebitsPerFile'];
   for (const due of await dueDebits(ctx)) {
+    // A file holds at most `sepa.maxDebitsPerFile` debits; the rest stay due for the next file.
+    if (planned.length >= max) break;
     const skip = (reason: string) => skipped.push({ invoice: { id: due.invoiceId, number: due.number }, transactionId: null, reason });
     if (due.amount <= 0) continue;
     if (!due.mandateReference || !due.mandateSignedAt) {

@@ -67,6 +67,11 @@ export const SETTING_DEFINITIONS = {
     default: 'pain.008.001.02',
     description: "Message version of direct-debit files: the German banks' pain.008.001.02 or ISO's pain.008.001.08.",
   },
+  'sepa.maxDebitsPerFile': {
+    schema: z.number().int().min(1).max(10000),
+    default: 5000,
+    description: 'Most debits one direct-debit file carries (the oldest invoices first); what is left stays due for the next file. Keeps a file within a Worker\'s memory.',
+  },
   'sepa.mandateReferenceFormat': {
     schema: numberFormat,
     default: 'MNDT-{number:8}',
