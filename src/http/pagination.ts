@@ -21,6 +21,21 @@ export const paginationQuery = {
 
 export const sortDirection = z.enum(['asc', 'desc']);
 
+/**
+ * A list filter's query parameters: `name` and `name[]` (as query-string libraries send arrays), each
+ * one value or the parameter repeated. Read them back with `filterValues`.
+ */
+export function listFilter<N extends string, T extends z.ZodTypeAny>(name: N, item: T, max = 100) {
+  const values = z.union([item, z.array(item).max(max)]).optional();
+  return { [name]: values, [`${name}[]`]: values } as { [K in N | `${N}[]`]: typeof values };
+}
+
+/** The values a `listFilter` got under either spelling; an empty value (a form's empty field) filters nothing. Undefined when none. */
+export function filterValues<T>(...given: (T | T[] | undefined)[]): Exclude<T, ''>[] | undefined {
+  const values = given.flat().filter((v): v is Exclude<T, ''> => v !== undefined && v !== '');
+  return values.length ? (values as Exclude<T, ''>[]) : undefined;
+}
+
 export const paginationMeta = z
   .object({
     pagination: z.object({

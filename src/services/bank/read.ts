@@ -4,7 +4,7 @@ import { formatMoney, fromMinorUnits } from '../../billing/money';
 import { inJson } from '../../db/client';
 import { bankAccountTransactionAssignments, bankAccountTransactions, invoices } from '../../db/schema';
 import { ApiError } from '../../http/errors';
-import { collection, pageOffset, paginationQuery } from '../../http/pagination';
+import { collection, filterValues, listFilter, pageOffset, paginationQuery } from '../../http/pagination';
 import { calendarDate } from '../../http/schemas';
 import {
   BANK_ACCOUNT_TRANSACTION_STATUSES,
@@ -102,8 +102,7 @@ const statusFilter = z.enum(BANK_ACCOUNT_TRANSACTION_STATUSES);
 /** GET /payment/bank-account-transactions: filters. */
 export const bankTransactionListQuery = z.object({
   ...paginationQuery,
-  status: statusFilter.optional(),
-  'status[]': z.union([statusFilter, z.array(statusFilter).max(4)]).optional(),
+  ...listFilter('status', statusFilter),
   'bookingDate[after]': calendarDate.optional().openapi({ description: 'Booked on or after (YYYY-MM-DD)' }),
   'bookingDate[before]': calendarDate.optional().openapi({ description: 'Booked on or before (YYYY-MM-DD)' }),
   import: z.string().max(64).optional(),
@@ -111,9 +110,9 @@ export const bankTransactionListQuery = z.object({
 
 export async function listBankTransactions(ctx: ServiceContext, q: z.output<typeof bankTransactionListQuery>) {
   const t = bankAccountTransactions;
-  const statuses = [q.status, q['status[]']].flat().filter((s): s is (typeof BANK_ACCOUNT_TRANSACTION_STATUSES)[number] => typeof s === 'string');
+  const statuses = filterValues(q.status, q['status[]']);
   const filters: (SQL | undefined)[] = [eq(t.tenantId, ctx.tenant.id)];
-  if (statuses.length) filters.push(inJson(t.status, statuses));
+  if (statuses) filters.push(inJson(t.status, statuses));
   if (q['bookingDate[after]']) filters.push(gte(t.bookingDate, q['bookingDate[after]']));
   if (q['bookingDate[before]']) filters.push(lte(t.bookingDate, q['bookingDate[before]']));
   if (q.import) filters.push(eq(t.importId, q.import));

@@ -8,6 +8,7 @@ import { formatDate } from '../../documents/pdf/format';
 import type { ServiceContext } from '../context';
 import type { InvoiceAggregate, PositionRow } from '../invoices/render';
 import { loadSettings } from '../platform/settings';
+import { payingMethodWhere } from '../payments/paying-method';
 import { loadDocumentSettings, type DocumentSettingsRow } from './settings';
 import { DEFAULT_EXEMPTION, DEFAULT_TEXTS, fillIn, generatedReversalTitle, groupDescription, legalNote, PAYMENT_TEXTS, PREVIEW_TITLES, VATEX } from './texts';
 
@@ -57,17 +58,11 @@ async function loadContext(ctx: ServiceContext, agg: InvoiceAggregate) {
     ctx.db.select({ name: tenants.name, countryCode: tenants.countryCode }).from(tenants).where(eq(tenants.id, t)),
     ctx.db.select({ number: invoices.number, finalizationDate: invoices.finalizationDate }).from(invoices).where(and(eq(invoices.tenantId, t), eq(invoices.id, r.referencedInvoiceId ?? ''))),
     ctx.db.select({ number: subscriptions.number }).from(subscriptions).where(and(eq(subscriptions.tenantId, t), eq(subscriptions.id, r.subscriptionId ?? ''))),
-    // The method that pays the invoice: its own, else the customer's default (as collection decides).
+    // The method that pays the invoice (the one rule collection and the SEPA files follow).
     ctx.db
       .select({ type: paymentMethods.type, mandateReference: paymentMethods.mandateReference, iban: paymentMethods.iban })
       .from(paymentMethods)
-      .where(
-        and(
-          eq(paymentMethods.tenantId, t),
-          eq(paymentMethods.customerId, r.customerId),
-          r.paymentMethodId ? eq(paymentMethods.id, r.paymentMethodId) : eq(paymentMethods.isDefault, true),
-        ),
-      ),
+      .where(payingMethodWhere(t, r)),
     ctx.db.select({ id: products.id, number: products.number }).from(products).where(tenantRowsById(products, t, productIds)),
   ]);
   // The tenant's article number is the item id a reader knows (BT-155); our product id is not.

@@ -7,6 +7,7 @@ import { createServiceContext, type ServiceContext } from '../context';
 import { CHARGED_GATEWAYS } from '../ports/gateways';
 import { GatewayUnavailableError } from '../ports/gateways/port';
 import { applyChargeOutcome, collectInvoice } from './collection';
+import { payingMethodJoin } from './paying-method';
 import { sendRefund } from './refunds';
 
 // Collection jobs: after finalization a message per invoice on the payments queue; the consumer
@@ -119,11 +120,10 @@ export async function sweepCollections(ctx: ServiceContext, limit = 100): Promis
   // with a method a gateway charges, and no payment attempt at all.
   const missed = await ctx.db.all<{ id: string }>(sql`
     SELECT i.id FROM invoices i
-    JOIN payment_methods m ON +m.tenant_id = ${t} AND m.id = coalesce(i.payment_method_id,
-      (SELECT d.id FROM payment_methods d WHERE d.tenant_id = ${t} AND d.customer_id = i.customer_id AND d.is_default = 1 LIMIT 1))
+    JOIN payment_methods m ON ${payingMethodJoin(t)}
     WHERE i.tenant_id = ${t} AND i.type = 'TYPE_INVOICE' AND i.status IN ('STATUS_UNPAID', 'STATUS_REMINDED') AND i.gross_amount > i.paid_amount
       AND i.finalization_date < ${new Date(ctx.now.getTime() - STALE_PENDING_MS).toISOString()}
-      AND m.customer_id = i.customer_id AND m.status = 'active' AND m.enabled = 1 AND m.gateway_name IN (${sql.join([...CHARGED_GATEWAYS].map((g) => sql`${g}`), sql`, `)})
+      AND m.status = 'active' AND m.enabled = 1 AND m.gateway_name IN (${sql.join([...CHARGED_GATEWAYS].map((g) => sql`${g}`), sql`, `)})
       AND NOT EXISTS (SELECT 1 FROM transactions x WHERE x.tenant_id = ${t} AND x.invoice_id = i.id AND x.type = 'payment')
     LIMIT ${limit}`);
   for (const m of missed) {

@@ -12,6 +12,7 @@ import { commitInvoiceChange } from '../invoices/write';
 import { loadSettings } from '../platform/settings';
 import { CHARGED_GATEWAYS } from '../ports/gateways';
 import type { ChargeOutcome, GatewayEvent } from '../ports/gateways/port';
+import { payingMethodWhere } from './paying-method';
 import { applyRefundOutcome } from './refunds';
 import { newTransactionRow, renderTransaction, type TransactionRow } from './transaction-render';
 
@@ -30,18 +31,7 @@ export type CollectResult =
 
 /** The method that pays an invoice: its own, else the customer's default. Null when it has none. */
 export async function invoicePaymentMethod(ctx: ServiceContext, invoice: { customerId: string; paymentMethodId: string | null }) {
-  const t = ctx.tenant.id;
-  const rows = await ctx.db
-    .select()
-    .from(paymentMethods)
-    .where(
-      and(
-        eq(paymentMethods.tenantId, t),
-        eq(paymentMethods.customerId, invoice.customerId),
-        invoice.paymentMethodId ? eq(paymentMethods.id, invoice.paymentMethodId) : eq(paymentMethods.isDefault, true),
-      ),
-    );
-  return rows[0] ?? null;
+  return (await ctx.db.select().from(paymentMethods).where(payingMethodWhere(ctx.tenant.id, invoice)).get()) ?? null;
 }
 
 /** A method the collection job can charge now. */

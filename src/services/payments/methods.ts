@@ -7,7 +7,7 @@ import { fetchPage } from '../../db/paging';
 import { customers, paymentMethods } from '../../db/schema';
 import { insertEvent } from '../../events/outbox';
 import { ApiError, Violations } from '../../http/errors';
-import { paginationQuery } from '../../http/pagination';
+import { filterValues, listFilter, paginationQuery } from '../../http/pagination';
 import type { PaymentMethodResource, PaymentMethodStatus } from '../../schemas/payment-methods';
 import type { ServiceContext } from '../context';
 import { loadSettings } from '../platform/settings';
@@ -43,38 +43,30 @@ export async function getPaymentMethod(ctx: ServiceContext, id: string, customer
   return renderPaymentMethod(row, creditorId);
 }
 
-const code = z.string().max(40).optional();
-const codes = z.union([z.string().max(40), z.array(z.string().max(40)).max(20)]).optional();
-const ids = z.union([z.string().max(64), z.array(z.string().max(64)).max(100)]).optional();
-
 const filterFields = {
   ...paginationQuery,
-  type: code,
-  'type[]': codes,
-  status: code,
-  'status[]': codes,
+  ...listFilter('type', z.string().max(40)),
+  ...listFilter('status', z.string().max(40)),
   enabled: z.enum(['true', 'false']).optional(),
 };
 
 /** GET /payment-methods: filters. */
-export const paymentMethodListQuery = z.object({ ...filterFields, customer: z.string().max(64).optional(), 'customer[]': ids });
+export const paymentMethodListQuery = z.object({ ...filterFields, ...listFilter('customer', z.string().max(64)) });
 /** GET /customers/{id}/payment-methods: the same without the customer. */
 export const customerPaymentMethodListQuery = z.object(filterFields);
 
-type ListQuery = z.output<typeof customerPaymentMethodListQuery> & { customer?: string; 'customer[]'?: string | string[] };
-
-const listOf = (...given: (string | string[] | undefined)[]) => given.flat().filter((x): x is string => typeof x === 'string' && x !== '');
+type ListQuery = z.output<typeof customerPaymentMethodListQuery> & Partial<Pick<z.output<typeof paymentMethodListQuery>, 'customer' | 'customer[]'>>;
 
 /** A page of the tenant's methods, oldest first; `customerId` narrows to one customer (the customer-scoped view, a customer session). */
 export async function listPaymentMethods(ctx: ServiceContext, q: ListQuery, customerId?: string) {
   const filters: (SQL | undefined)[] = [ofTenant(ctx)];
-  const customerIds = listOf(q.customer, q['customer[]']);
-  if (customerIds.length) filters.push(inJson(paymentMethods.customerId, customerIds));
+  const customerIds = filterValues(q.customer, q['customer[]']);
+  if (customerIds) filters.push(inJson(paymentMethods.customerId, customerIds));
   if (customerId) filters.push(eq(paymentMethods.customerId, customerId));
-  const types = listOf(q.type, q['type[]']);
-  if (types.length) filters.push(inJson(paymentMethods.type, types));
-  const statuses = listOf(q.status, q['status[]']);
-  if (statuses.length) filters.push(inJson(paymentMethods.status, statuses));
+  const types = filterValues(q.type, q['type[]']);
+  if (types) filters.push(inJson(paymentMethods.type, types));
+  const statuses = filterValues(q.status, q['status[]']);
+  if (statuses) filters.push(inJson(paymentMethods.status, statuses));
   if (q.enabled) filters.push(eq(paymentMethods.enabled, q.enabled === 'true'));
   const creditorId = await creditorIdOf(ctx);
   return fetchPage(ctx.db, paymentMethods, and(...filters), [asc(paymentMethods.createdAt), asc(paymentMethods.id)], q, (r) => renderPaymentMethod(r, creditorId));

@@ -8,6 +8,7 @@ import { newId } from '../../lib/ids';
 import type { SepaSkipped } from '../../schemas/sepa';
 import type { ServiceContext } from '../context';
 import { loadSettings } from '../platform/settings';
+import { payingMethodJoin } from './paying-method';
 import { creditorIdOf } from './methods';
 import { renderPaymentMethod } from './methods-render';
 import { insertJsonRows } from '../../db/insert';
@@ -60,13 +61,12 @@ async function dueDebits(ctx: ServiceContext): Promise<DueDebit[]> {
       m.mandate_signed_at AS mandateSignedAt, m.mandate_first_used_at AS mandateFirstUsedAt,
       c.company_name AS companyName, c.first_name AS firstName, c.last_name AS lastName
     FROM invoices i
-    JOIN payment_methods m ON +m.tenant_id = ${t} AND m.id = coalesce(i.payment_method_id,
-      (SELECT d.id FROM payment_methods d WHERE d.tenant_id = ${t} AND d.customer_id = i.customer_id AND d.is_default = 1 LIMIT 1))
+    JOIN payment_methods m ON ${payingMethodJoin(t)}
     JOIN customers c ON +c.tenant_id = ${t} AND c.id = i.customer_id
     LEFT JOIN corrected k ON k.invoice_id = i.id
     WHERE i.tenant_id = ${t} AND i.status IN ('STATUS_UNPAID', 'STATUS_REMINDED') AND i.type = 'TYPE_INVOICE'
       AND i.currency_code = ${SEPA_CURRENCY} AND i.gross_amount > i.paid_amount
-      AND m.customer_id = i.customer_id AND m.type = 'sepa_debit' AND m.status = 'active' AND m.enabled = 1 AND m.iban IS NOT NULL
+      AND m.type = 'sepa_debit' AND m.status = 'active' AND m.enabled = 1 AND m.iban IS NOT NULL
       AND NOT EXISTS (SELECT 1 FROM transactions l WHERE l.tenant_id = ${t} AND l.invoice_id = i.id AND l.type = 'payment'
         AND l.status IN ('pending', 'processing', 'action_required'))
     ORDER BY i.finalization_date, i.id`);
