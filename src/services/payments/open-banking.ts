@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { electronicFormatIBAN, isSEPACountry, isValidIBAN } from 'ibantools';
 import { checkDecimal, documentAmountLimit, withinDocumentLimit } from '../../billing/money';
 import { createDb } from '../../db/client';
@@ -131,9 +131,13 @@ export async function syncOpenBankingAccount(ctx: ServiceContext, id: string) {
 export async function syncAllOpenBankingAccounts(env: Env): Promise<{ accounts: number; imported: number }> {
   const db = createDb(env.DB);
   const result = { accounts: 0, imported: 0 };
-  const linked = await db.select({ id: openBankingAccounts.id, tenantId: openBankingAccounts.tenantId }).from(openBankingAccounts).where(eq(openBankingAccounts.status, 'linked'));
+  const [linked, owners] = await db.batch([
+    db.select({ id: openBankingAccounts.id, tenantId: openBankingAccounts.tenantId }).from(openBankingAccounts).where(eq(openBankingAccounts.status, 'linked')),
+    db.select().from(tenants).where(sql`${tenants.id} IN (SELECT tenant_id FROM open_banking_accounts WHERE status = 'linked')`),
+  ]);
+  const tenantById = new Map(owners.map((t) => [t.id, t]));
   for (const account of linked) {
-    const tenant = await db.select().from(tenants).where(eq(tenants.id, account.tenantId)).get();
+    const tenant = tenantById.get(account.tenantId);
     if (!tenant) continue;
     try {
       const synced = await syncOpenBankingAccount(createServiceContext({ env, db, tenant }), account.id);
