@@ -10,3 +10,4 @@ export * from './billing';
 export * from './events';
 export * from './documents';
 export * from './payments';
+export * from './dunning';

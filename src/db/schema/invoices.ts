@@ -62,6 +62,8 @@ export const invoices = sqliteTable(
     index('invoices_customer_idx').on(t.tenantId, t.customerId),
     index('invoices_status_idx').on(t.tenantId, t.status, t.createdAt),
     index('invoices_subscription_idx').on(t.tenantId, t.subscriptionId),
+    // The dunning run: open documents by due date.
+    index('invoices_due_idx').on(t.tenantId, t.status, t.dueDate),
     // The number ranges: one per document type, never a number twice.
     uniqueIndex('invoices_number_seq_uq').on(t.tenantId, t.type, t.numberSeq),
     uniqueIndex('invoices_usage_token_uq').on(t.usageToken),
