@@ -1,5 +1,7 @@
 import { bankAccountTransactionAssignmentRoutes } from './bank-account-transactions/assignments';
 import { bankAccountTransactionRoutes } from './bank-account-transactions/bank-account-transactions';
+import { dunningDocumentRoutes } from './dunning/documents';
+import { dunningRuleRoutes } from './dunning/overdue-rules';
 import { gatewayWebhookRoutes } from './gateway-webhooks/gateway-webhooks';
 import { openBankingAccountRoutes } from './open-banking-accounts/open-banking-accounts';
 import { customerPaymentMethodListRoutes } from './payment-methods/customer-payment-methods';
@@ -115,6 +117,8 @@ export const routers = [
   openBankingAccountRoutes,
   gatewaySettingsRoutes,
   gatewayWebhookRoutes,
+  dunningRuleRoutes,
+  dunningDocumentRoutes,
   billingRunRoutes,
   exchangeRateRoutes,
   webhookRoutes,
