@@ -1,6 +1,6 @@
-import { and, inArray, isNotNull, lt } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, lt } from 'drizzle-orm';
 import { createDb } from '../db/client';
-import { idempotencyKeys, subscriptions, tenants } from '../db/schema';
+import { idempotencyKeys, invoices, subscriptions, tenants } from '../db/schema';
 import { sweepSubscriptions } from '../services/subscriptions/sweep';
 import { importRates } from '../services/billing/exchange-rates';
 import { createServiceContext, platformPorts } from '../services/context';
@@ -60,7 +60,25 @@ export async function dispatchBilling(env: Env): Promise<number> {
   return due.length;
 }
 
-/** Dispatches cron triggers (wrangler.toml) to their jobs: every 15 minutes the subscription sweep, billing dispatch, outbox sweeper and render sweeper; nightly the rate import and clean-up. */
+/** Runs dunning in the TenantObject of every tenant with open invoices past their due date, each at its own now. */
+export async function dispatchDunning(env: Env): Promise<number> {
+  const db = createDb(env.DB);
+  const due = await db
+    .selectDistinct({ tenantId: invoices.tenantId })
+    .from(invoices)
+    .where(and(inArray(invoices.status, ['STATUS_UNPAID', 'STATUS_REMINDED']), eq(invoices.dunningDisabled, false), isNotNull(invoices.dueDate)));
+  let issued = 0;
+  for (const { tenantId } of due) {
+    try {
+      issued += (await env.TENANT.getByName(tenantId).runDunning(tenantId, {})).issued;
+    } catch (err) {
+      logError({ job: 'dunning', tenantId }, err);
+    }
+  }
+  return issued;
+}
+
+/** Dispatches cron triggers (wrangler.toml) to their jobs: every 15 minutes the subscription sweep, billing dispatch, outbox sweeper and render sweeper; nightly the rate import, open-banking pulls, card expiry, dunning and clean-up. */
 export async function runScheduled(controller: ScheduledController, env: Env): Promise<void> {
   if (controller.cron === '*/15 * * * *') {
     const changed = await sweepAllTenants(env);
@@ -85,6 +103,8 @@ export async function runScheduled(controller: ScheduledController, env: Env): P
     console.log(JSON.stringify({ level: 'info', job: 'open-banking-sync', ...banking }));
     const expired = await expireAllPaymentMethods(env);
     console.log(JSON.stringify({ level: 'info', job: 'payment-method-expiry', expired }));
+    const dunning = await dispatchDunning(env);
+    console.log(JSON.stringify({ level: 'info', job: 'dunning', issued: dunning }));
     const purged = await purgeExpiredIdempotencyKeys(env);
     console.log(JSON.stringify({ level: 'info', job: 'purge-idempotency-keys', purged }));
   }

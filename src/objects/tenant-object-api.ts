@@ -1,6 +1,6 @@
 import type { z } from '@hono/zod-openapi';
 import type { BillingRunSchema } from '../schemas/billing';
-import type { FinalizeRequest, FinalizeResult } from '../services/ports/numbering';
+import type { DunningIssueRequest, DunningIssueResult, FinalizeRequest, FinalizeResult } from '../services/ports/numbering';
 
 export interface RunBillingOptions {
   trigger: string;
@@ -21,4 +21,14 @@ export type BillingRunView = z.infer<typeof BillingRunSchema>;
 export interface TenantObjectApi extends Rpc.DurableObjectBranded {
   finalizeDocument(req: FinalizeRequest): Promise<FinalizeResult>;
   runBilling(tenantId: string, options: RunBillingOptions): Promise<BillingRunView>;
+  issueDunningDocument(req: DunningIssueRequest): Promise<DunningIssueResult>;
+  /** Runs dunning for the tenant at `asOf` (default its now), one run at a time; `invoiceId` limits it to one invoice. */
+  runDunning(tenantId: string, options: { asOf?: string; invoiceId?: string }): Promise<DunningRunSummary>;
+}
+
+export interface DunningRunSummary {
+  /** Documents issued by this run. */
+  issued: number;
+  /** Invoices looked at. */
+  examined: number;
 }

@@ -1,18 +1,19 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { and, eq, max } from 'drizzle-orm';
+import { and, eq, inArray, max } from 'drizzle-orm';
 import { formatNumber } from '../billing/numbering';
 import { createDb, isGuardFailure, isUniqueViolation } from '../db/client';
 import { guardedUpdate } from '../db/commit';
-import { billingRuns, events, invoices, tenants } from '../db/schema';
+import { billingRuns, dunningDocuments, events, invoices, tenants } from '../db/schema';
 import type { Env } from '../env';
 import { createServiceContext, type ServiceContext } from '../services/context';
-import type { FinalizeRequest, FinalizeResult, Numbering } from '../services/ports/numbering';
+import type { DunningIssueRequest, DunningIssueResult, FinalizeRequest, FinalizeResult, Numbering } from '../services/ports/numbering';
 import { tenantNow } from '../lib/clock';
 import { continueRun, createRun, getRun, renderRun, type RunBudget } from '../services/billing/runs';
 import { publishOutbox } from '../events/delivery';
 import { newId } from '../lib/ids';
-import type { BillingRunView, RunBillingOptions, TenantObjectApi } from './tenant-object-api';
+import type { BillingRunView, DunningRunSummary, RunBillingOptions, TenantObjectApi } from './tenant-object-api';
+import { runDunningFor } from '../services/dunning/run';
 import { logError } from '../lib/log';
 
 /**
@@ -27,6 +28,16 @@ const PERSIST_EVERY = 25;
 
 /** Outbox batches a billing invocation publishes for the tenant's webhooks before it ends. */
 const PUBLISH_BATCHES_PER_INVOCATION = 10;
+
+/**
+ * A JSON value with the allocated number filled in: strings that are exactly `{number}` (a
+ * document's number field), or with `inText` also `{number}` inside texts (a dunning title).
+ */
+function fillNumber<T>(data: T, number: string, inText = false): T {
+  const json = JSON.stringify(data);
+  const filled = inText ? json.replaceAll('{number}', JSON.stringify(number).slice(1, -1)) : json.replaceAll('"{number}"', JSON.stringify(number));
+  return JSON.parse(filled);
+}
 
 /** A background run in progress: what its next alarm continues. */
 interface StoredRun {
@@ -67,6 +78,19 @@ export class TenantObject extends DurableObject<Env> implements TenantObjectApi 
   private serial<T>(work: () => Promise<T>): Promise<T> {
     const run = this.queue.then(work, work);
     this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Dunning runs of the tenant, one after the other: each sees the documents the one before made. */
+  private dunningQueue: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Runs dunning for the tenant (the daily cron, a test-clock move, an invoice whose dunning was
+   * resumed): one run at a time per tenant, at most one level per invoice per run.
+   */
+  runDunning(tenantId: string, options: { asOf?: string; invoiceId?: string }): Promise<DunningRunSummary> {
+    const run = this.dunningQueue.then(async () => runDunningFor(await this.context(tenantId, options.asOf ? new Date(options.asOf) : undefined), { invoiceId: options.invoiceId }));
+    this.dunningQueue = run.catch(() => undefined);
     return run;
   }
 
@@ -123,38 +147,94 @@ export class TenantObject extends DurableObject<Env> implements TenantObjectApi 
    */
   private async commitNumbered(req: FinalizeRequest, leading: BatchItem<'sqlite'>[]): Promise<FinalizeResult> {
     const db = createDb(this.env.DB);
-    const range = `document:${req.type}`;
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const next = this.currentNumber(range) + 1;
-      const number = formatNumber(req.format, { number: next, date: new Date(req.date), timeZone: req.timeZone, customerNumber: req.customerNumber });
-      const fill = (data: Record<string, unknown>) => JSON.parse(JSON.stringify(data).replaceAll('"{number}"', JSON.stringify(number)));
-      try {
-        await db.batch([
-          ...leading,
+    return this.allocate(
+      `document:${req.type}`,
+      req,
+      (number, next) => [
+        ...leading,
+        ...guardedUpdate(db, {
+          table: invoices,
+          tenantId: req.tenantId,
+          id: req.invoiceId,
+          expectedUpdatedAt: req.expectedUpdatedAt,
+          set: { ...req.set, number, numberSeq: next },
+          where: eq(invoices.status, 'STATUS_DRAFT'),
+        }),
+        ...req.events.map((e) => db.insert(events).values({ ...e, tenantId: req.tenantId, data: fillNumber(e.data, number) })),
+      ],
+      (err) => (isGuardFailure(err) ? { ok: false as const, reason: 'not_draft' as const } : null),
+      'invoices.number_seq',
+      async () => (await db.select({ max: max(invoices.numberSeq) }).from(invoices).where(and(eq(invoices.tenantId, req.tenantId), eq(invoices.type, req.type))).get())?.max ?? 0,
+    );
+  }
+
+  /**
+   * Issues a dunning document (docs/decisions.md, Dunning): the next number of the type's own
+   * range, the document, the invoice's new level and the events in one batch. The invoice's
+   * updatedAt guards it (a payment in between refuses it), UNIQUE (invoice, level) makes a level
+   * once whatever runs meanwhile.
+   */
+  issueDunningDocument(req: DunningIssueRequest): Promise<DunningIssueResult> {
+    return this.serial(() => {
+      const db = createDb(this.env.DB);
+      return this.allocate(
+        `dunning:${req.type}`,
+        req,
+        (number, next) => [
+          db.insert(dunningDocuments).values({ ...(fillNumber(req.document, number, true) as typeof dunningDocuments.$inferInsert), number, numberSeq: next }),
           ...guardedUpdate(db, {
             table: invoices,
             tenantId: req.tenantId,
             id: req.invoiceId,
             expectedUpdatedAt: req.expectedUpdatedAt,
-            set: { ...req.set, number, numberSeq: next },
-            where: eq(invoices.status, 'STATUS_DRAFT'),
+            set: req.invoiceSet,
+            where: inArray(invoices.status, ['STATUS_UNPAID', 'STATUS_REMINDED']),
           }),
-          ...req.events.map((e) => db.insert(events).values({ ...e, tenantId: req.tenantId, data: fill(e.data) })),
-        ] as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+          ...req.events.map((e) => db.insert(events).values({ ...e, tenantId: req.tenantId, data: fillNumber(e.data, number, true) })),
+        ],
+        (err) => {
+          if (isGuardFailure(err)) return { ok: false as const, reason: 'invoice_changed' as const };
+          if (isUniqueViolation(err, 'dunning_documents.level')) return { ok: false as const, reason: 'level_exists' as const };
+          return null;
+        },
+        'dunning_documents.number_seq',
+        async () =>
+          (await db.select({ max: max(dunningDocuments.numberSeq) }).from(dunningDocuments).where(and(eq(dunningDocuments.tenantId, req.tenantId), eq(dunningDocuments.type, req.type))).get())?.max ?? 0,
+      );
+    });
+  }
+
+  /**
+   * The one allocation loop of every number range: formats the range's next number, commits the
+   * batch built with it, and moves the counter only when the batch committed, so a refused batch
+   * leaves no gap. `refused` maps the failures the caller expects to its answer; a UNIQUE violation
+   * of the range's column means D1 is ahead of the counter: it catches up from `storedMax` and tries again.
+   */
+  private async allocate<Refused>(
+    range: string,
+    req: { format: string; date: string; timeZone: string; customerNumber: string },
+    build: (number: string, next: number) => BatchItem<'sqlite'>[],
+    refused: (err: unknown) => Refused | null,
+    seqColumn: string,
+    storedMax: () => Promise<number>,
+  ): Promise<{ ok: true; number: string; numberSeq: number } | Refused> {
+    const db = createDb(this.env.DB);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const next = this.currentNumber(range) + 1;
+      const number = formatNumber(req.format, { number: next, date: new Date(req.date), timeZone: req.timeZone, customerNumber: req.customerNumber });
+      try {
+        await db.batch(build(number, next) as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
         this.setNumber(range, next);
         return { ok: true as const, number, numberSeq: next };
       } catch (err) {
-        if (isGuardFailure(err)) return { ok: false as const, reason: 'not_draft' as const };
-        if (!isUniqueViolation(err, 'number_seq')) throw err;
+        const answer = refused(err);
+        if (answer !== null) return answer;
+        if (!isUniqueViolation(err, seqColumn)) throw err;
         // D1 already holds this number (the object's storage was reset or lags): catch up and retry.
-        const [row] = await db
-          .select({ max: max(invoices.numberSeq) })
-          .from(invoices)
-          .where(and(eq(invoices.tenantId, req.tenantId), eq(invoices.type, req.type)));
-        this.setNumber(range, row?.max ?? 0, true);
+        this.setNumber(range, await storedMax(), true);
       }
     }
-    throw new Error(`could not allocate a ${req.type} number after 3 attempts`);
+    throw new Error(`could not allocate a number of ${range} after 3 attempts`);
   }
 
   private async context(tenantId: string, asOf?: Date): Promise<ServiceContext> {
@@ -163,7 +243,10 @@ export class TenantObject extends DurableObject<Env> implements TenantObjectApi 
     if (!tenant) throw new Error(`unknown tenant ${tenantId}`);
     // Inside the object, numbering needs no round trip through the stub: the draft, its ledger rows
     // and its number are one batch.
-    const numbering: Numbering = { finalize: (req, leading = []) => this.serial(() => this.commitNumbered(req, leading)) };
+    const numbering: Numbering = {
+      finalize: (req, leading = []) => this.serial(() => this.commitNumbered(req, leading)),
+      issueDunning: (req) => this.issueDunningDocument(req),
+    };
     return createServiceContext({ env: this.env, db, tenant, now: asOf ?? tenantNow(tenant), waitUntil: (p) => this.ctx.waitUntil(p), numbering });
   }
 

@@ -75,7 +75,7 @@ describe('billing runs: exactly once', () => {
     const { billSubscription } = await import('../../src/services/billing/bill');
     const base = await workerContext(t, '2025-03-01T10:00:00Z');
     // The numbering batch fails (the object is reset, D1 refuses): neither draft nor ledger row stays.
-    const failing = { ...base, numbering: { finalize: () => Promise.reject(new Error('D1 went away')) } };
+    const failing = { ...base, numbering: { ...base.numbering, finalize: () => Promise.reject(new Error('D1 went away')) } };
     await expect(billSubscription(failing, subs[0]!, base.now, 'failing-run')).rejects.toThrow('D1 went away');
     expect(await invoiceCounts(t)).toEqual([]);
     expect(await env.DB.prepare(`SELECT count(*) AS n FROM billing_ledger WHERE tenant_id = ?`).bind(t.id).first()).toEqual({ n: 0 });

@@ -11,7 +11,7 @@ export const media = sqliteTable(
     id: text('id').primaryKey(),
     tenantId: text('tenant_id').notNull(),
     /** `invoice` (the document's PDF and XML) or `tenant` (the letterhead logo). */
-    ownerType: text('owner_type', { enum: ['invoice', 'tenant', 'sepa_file'] }).notNull(),
+    ownerType: text('owner_type', { enum: ['invoice', 'tenant', 'sepa_file', 'dunning_document'] }).notNull(),
     ownerId: text('owner_id').notNull(),
     purpose: text('purpose', { enum: ['pdf', 'xml', 'logo'] }).notNull(),
     isPrivate: integer('is_private', { mode: 'boolean' }).notNull(),

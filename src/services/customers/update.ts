@@ -153,6 +153,13 @@ export async function setCustomerStatus(ctx: ServiceContext, id: string, action:
   return commitCustomerChange(ctx, before, row, action === 'archive' ? 'customer.archived' : 'customer.unarchived');
 }
 
+/** Suspends an active customer (the last dunning level's action); anything else is left as it is. */
+export async function suspendCustomer(ctx: ServiceContext, id: string) {
+  const before = await loadCustomer(ctx, id);
+  if (before.row.status !== 'STATUS_ACTIVE') return null;
+  return commitCustomerChange(ctx, before, { ...before.row, status: 'STATUS_SUSPENDED', updatedAt: nextUpdatedAt(ctx.now, before.row.updatedAt) }, 'customer.updated');
+}
+
 /** Assigns or removes the partner whose address and payment method bill this customer's subscriptions. */
 export async function setCustomerPartner(ctx: ServiceContext, id: string, partnerId: string | null) {
   const before = await loadCustomer(ctx, id);

@@ -3,7 +3,7 @@ import { tenantRowsById } from '../../db/client';
 import { currencyScale, Dec, formatDecimal, fromMinorUnits } from '../../billing/money';
 import { localDay } from '../../billing/periods';
 import { invoices, media, paymentMethods, products, subscriptions, tenants } from '../../db/schema';
-import type { DocumentKind, DocumentLanguage, DocumentLine, DocumentModel, DocumentTypeCode, LineGroup, PaymentInstructions, VatBreakdown, VatCategory } from '../../documents/model';
+import type { DocumentKind, DocumentLanguage, DocumentLine, DocumentModel, DocumentTypeCode, LineGroup, PaymentInstructions, SellerParty, VatBreakdown, VatCategory } from '../../documents/model';
 import { formatDate } from '../../documents/pdf/format';
 import type { ServiceContext } from '../context';
 import type { InvoiceAggregate, PositionRow } from '../invoices/render';
@@ -69,13 +69,31 @@ async function loadContext(ctx: ServiceContext, agg: InvoiceAggregate) {
   const productNumbers = new Map(productRows.filter((p) => p.number).map((p) => [p.id, p.number!]));
   const [settings, creditorId] = await Promise.all([loadDocumentSettings(ctx.db, t), loadSettings(ctx.db, t).then((v) => v['sepa.creditorId'])]);
   const method = methods[0] ?? null;
-  let logo: DocumentModel['logo'] = null;
-  if (settings.logoMediaId) {
-    const m = await ctx.db.select().from(media).where(and(eq(media.tenantId, t), eq(media.id, settings.logoMediaId))).get();
-    const object = m ? await ctx.env.DOCUMENTS.get(m.storageFileName) : null;
-    if (m && object) logo = { bytes: new Uint8Array(await object.arrayBuffer()), mimeType: m.mimeType === 'image/jpeg' ? 'image/jpeg' : 'image/png' };
-  }
+  const logo = await loadLogo(ctx, settings);
   return { tenant: tenantRows[0]!, original: originals[0] ?? null, subscriptionNumber: subs[0]?.number ?? null, paymentMethod: method && { ...method, creditorId }, productNumbers, settings, logo };
+}
+
+/** The tenant's logo for a document, when it set one. */
+export async function loadLogo(ctx: ServiceContext, settings: DocumentSettingsRow): Promise<DocumentModel['logo']> {
+  if (!settings.logoMediaId) return null;
+  const m = await ctx.db.select().from(media).where(and(eq(media.tenantId, ctx.tenant.id), eq(media.id, settings.logoMediaId))).get();
+  const object = m ? await ctx.env.DOCUMENTS.get(m.storageFileName) : null;
+  return m && object ? { bytes: new Uint8Array(await object.arrayBuffer()), mimeType: m.mimeType === 'image/jpeg' ? 'image/jpeg' : 'image/png' } : null;
+}
+
+/** The seller as every document names it: the letterhead of the document settings. */
+export function sellerParty(settings: DocumentSettingsRow, tenant: { name: string; countryCode: string }): SellerParty {
+  return {
+    name: settings.seller.name ?? tenant.name,
+    tradingName: settings.seller.tradingName,
+    address: { line1: settings.seller.street, line2: settings.seller.addition, postcode: settings.seller.zip, city: settings.seller.city, countryCode: tenant.countryCode },
+    vatId: settings.seller.vatId,
+    taxNumber: settings.seller.taxNumber,
+    registration: settings.seller.registration,
+    legalInfo: settings.seller.legalInfo,
+    contact: { name: settings.seller.contactName, email: settings.seller.email, phone: settings.seller.phone },
+    website: settings.seller.website,
+  };
 }
 
 export async function documentModel(ctx: ServiceContext, agg: InvoiceAggregate, options: ModelOptions): Promise<DocumentModel> {
@@ -149,17 +167,7 @@ export async function documentModel(ctx: ServiceContext, agg: InvoiceAggregate, 
     contractReference: groups.length > 1 ? null : loaded.subscriptionNumber,
     precedingInvoice: original?.number ? { number: original.number, issueDate: day(original.finalizationDate) } : null,
     servicePeriod: period(r.serviceDateFrom, r.serviceDateTo),
-    seller: {
-      name: sellerName,
-      tradingName: settings.seller.tradingName,
-      address: { line1: settings.seller.street, line2: settings.seller.addition, postcode: settings.seller.zip, city: settings.seller.city, countryCode: tenant.countryCode },
-      vatId: settings.seller.vatId,
-      taxNumber: settings.seller.taxNumber,
-      registration: settings.seller.registration,
-      legalInfo: settings.seller.legalInfo,
-      contact: { name: settings.seller.contactName, email: settings.seller.email, phone: settings.seller.phone },
-      website: settings.seller.website,
-    },
+    seller: sellerParty(settings, tenant),
     logo: loaded.logo,
     buyer: {
       name: company ?? person ?? c.email,
@@ -282,7 +290,7 @@ interface DocumentPaymentMethod {
  * How the customer pays, by the invoice's payment method (transfer when none). A SEPA debit names
  * its mandate, the tenant's creditor id and the debited account (BG-19; the PDF masks the IBAN).
  */
-function paymentInstructions(settings: DocumentSettingsRow, method: DocumentPaymentMethod | null, language: DocumentLanguage, number: string | null, dueDate: string | null): PaymentInstructions {
+export function paymentInstructions(settings: DocumentSettingsRow, method: DocumentPaymentMethod | null, language: DocumentLanguage, number: string | null, dueDate: string | null): PaymentInstructions {
   const t = PAYMENT_TEXTS[language];
   const due = dueDate ? formatDate(dueDate, language) : null;
   const type = (method?.type ?? 'bank_transfer').toLowerCase();

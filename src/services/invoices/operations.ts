@@ -11,7 +11,7 @@ import { newId } from '../../lib/ids';
 import { billingAddress, createDraft } from './drafts';
 import type { PositionItem } from './position-input';
 import { commitInvoiceChange } from './write';
-import { loadInvoice } from './read';
+import { loadInvoice, renderLoaded } from './read';
 import { type InvoiceAggregate } from './render';
 import type { InvoiceComment } from '../../schemas/invoices';
 
@@ -36,7 +36,11 @@ export async function closeInvoice(ctx: ServiceContext, id: string) {
 export async function setDunning(ctx: ServiceContext, id: string, dunningDisabled: boolean) {
   const before = await loadInvoice(ctx, id);
   requireStatus(before, OPEN, 'change dunning of');
-  return commitInvoiceChange(ctx, before, { dunningDisabled }, ['invoice.updated']);
+  const changed = await commitInvoiceChange(ctx, before, { dunningDisabled }, ['invoice.updated']);
+  if (dunningDisabled || !before.row.dunningDisabled) return changed;
+  // Resumed: the level that fell due meanwhile is applied now, in the tenant's one dunning path.
+  const summary = await ctx.env.TENANT.getByName(ctx.tenant.id).runDunning(ctx.tenant.id, { invoiceId: id, asOf: ctx.now.toISOString() });
+  return summary.issued > 0 ? renderLoaded(await loadInvoice(ctx, id)) : changed;
 }
 
 export async function setNote(ctx: ServiceContext, id: string, input: { internalNote: string | null }) {

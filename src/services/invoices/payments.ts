@@ -8,6 +8,7 @@ import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { newId } from '../../lib/ids';
 import { commitInvoiceChange } from './write';
+import { settleDunningStatements } from '../dunning/documents';
 import { loadInvoice } from './read';
 import { type InvoiceAggregate, type InvoiceRow } from './render';
 import { OPEN, money, requireStatus } from './operations';
@@ -51,7 +52,10 @@ export function paymentChange(ctx: ServiceContext, before: InvoiceAggregate, p: 
   const payment = { id: newId(), tenantId: ctx.tenant.id, invoiceId: row.id, createdAt: ctx.now.toISOString(), ...p };
   const changes: Partial<InvoiceRow> = settled ? { paidAmount, status: 'STATUS_PAID', payDate: p.paymentDate } : { paidAmount };
   const events: EventType[] = settled ? ['invoice.updated', 'invoice.paid'] : ['invoice.updated'];
-  return { changes, events, statements: [ctx.db.insert(invoicePayments).values(payment)] as BatchItem<'sqlite'>[], payment };
+  const statements: BatchItem<'sqlite'>[] = [ctx.db.insert(invoicePayments).values(payment)];
+  // Paid in full, on whatever path: its dunning ends (docs/decisions.md, Dunning).
+  if (settled) statements.push(...settleDunningStatements(ctx, row, before.openDunning ?? []));
+  return { changes, events, statements, payment };
 }
 
 /**

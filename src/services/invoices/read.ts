@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { and, asc, count, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import { inJson, outer, tenantRowsById } from '../../db/client';
-import { customers, invoicePositions, invoices, media } from '../../db/schema';
+import { customers, dunningDocuments, invoicePositions, invoices, media } from '../../db/schema';
 import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { collection, pageOffset, paginationQuery, sortDirection, type Page } from '../../http/pagination';
@@ -15,7 +15,7 @@ export function byId(ctx: ServiceContext, id: string) {
 export async function loadInvoice(ctx: ServiceContext, id: string, customerScope?: string): Promise<InvoiceAggregate> {
   const row = await ctx.db.select().from(invoices).where(and(byId(ctx, id), customerScope ? eq(invoices.customerId, customerScope) : undefined)).get();
   if (!row) throw ApiError.notFound('Invoice');
-  const [positions, customerRows, cancellation, files] = await ctx.db.batch([
+  const [positions, customerRows, cancellation, files, openDunning] = await ctx.db.batch([
     ctx.db.select().from(invoicePositions).where(and(eq(invoicePositions.tenantId, ctx.tenant.id), eq(invoicePositions.invoiceId, id))).orderBy(asc(invoicePositions.sort)),
     ctx.db.select().from(customers).where(and(eq(customers.tenantId, ctx.tenant.id), eq(customers.id, row.customerId))),
     ctx.db
@@ -23,8 +23,9 @@ export async function loadInvoice(ctx: ServiceContext, id: string, customerScope
       .from(invoices)
       .where(and(eq(invoices.tenantId, ctx.tenant.id), eq(invoices.referencedInvoiceId, id), eq(invoices.type, 'TYPE_CANCEL'))),
     ctx.db.select().from(media).where(and(eq(media.tenantId, ctx.tenant.id), eq(media.ownerType, 'invoice'), eq(media.ownerId, id))),
+    ctx.db.select().from(dunningDocuments).where(and(eq(dunningDocuments.tenantId, ctx.tenant.id), eq(dunningDocuments.invoiceId, id), eq(dunningDocuments.status, 'open'))),
   ]);
-  const agg: InvoiceAggregate = { row, positions, customer: customerRows[0]!, media: files };
+  const agg: InvoiceAggregate = { row, positions, customer: customerRows[0]!, media: files, openDunning };
   (agg as InvoiceAggregate & { cancellation?: { id: string; number: string | null } }).cancellation = cancellation[0];
   return agg;
 }
@@ -149,7 +150,7 @@ export async function aggregatesOf(ctx: ServiceContext, rows: InvoiceAggregate['
   if (rows.length === 0) return out;
   const ids = rows.map((r) => r.id);
   const customerIds = [...new Set(rows.map((r) => r.customerId))];
-  const [positions, customerRows, files] = await ctx.db.batch([
+  const [positions, customerRows, files, openDunning] = await ctx.db.batch([
     ctx.db
       .select()
       .from(invoicePositions)
@@ -157,12 +158,15 @@ export async function aggregatesOf(ctx: ServiceContext, rows: InvoiceAggregate['
       .orderBy(asc(invoicePositions.sort)),
     ctx.db.select().from(customers).where(tenantRowsById(customers, ctx.tenant.id, customerIds)),
     ctx.db.select().from(media).where(and(eq(media.tenantId, ctx.tenant.id), eq(media.ownerType, 'invoice'), inJson(media.ownerId, ids))),
+    ctx.db.select().from(dunningDocuments).where(and(eq(dunningDocuments.tenantId, ctx.tenant.id), inJson(dunningDocuments.invoiceId, ids), eq(dunningDocuments.status, 'open'))),
   ]);
   const positionsOf = new Map<string, typeof positions>();
   for (const p of positions) positionsOf.set(p.invoiceId, [...(positionsOf.get(p.invoiceId) ?? []), p]);
   const filesOf = new Map<string, typeof files>();
   for (const f of files) filesOf.set(f.ownerId, [...(filesOf.get(f.ownerId) ?? []), f]);
   const customerMap = new Map(customerRows.map((c) => [c.id, c]));
-  for (const row of rows) out.set(row.id, { row, positions: positionsOf.get(row.id) ?? [], customer: customerMap.get(row.customerId)!, media: filesOf.get(row.id) ?? [] });
+  for (const row of rows) {
+    out.set(row.id, { row, positions: positionsOf.get(row.id) ?? [], customer: customerMap.get(row.customerId)!, media: filesOf.get(row.id) ?? [], openDunning: openDunning.filter((d) => d.invoiceId === row.id) });
+  }
   return out;
 }

@@ -1,3 +1,4 @@
+import type { DunningDocumentRow } from '../dunning/documents';
 import { formatMoney, fromMinorUnits } from '../../billing/money';
 import { customers, invoicePositions, invoices } from '../../db/schema';
 import { positionTaxes } from './position-amounts';
@@ -38,6 +39,8 @@ export interface InvoiceAggregate {
   customer: CustomerRow;
   /** The stored files (the row's fileId and xmlFileId), when loaded. */
   media?: MediaRow[];
+  /** Its open dunning documents (a payment that settles the invoice pays them), when loaded. */
+  openDunning?: DunningDocumentRow[];
 }
 
 function mediaOf(agg: InvoiceAggregate, id: string | null) {

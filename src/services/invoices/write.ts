@@ -6,6 +6,7 @@ import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { type InvoiceAggregate, type InvoiceRow, type PositionRow } from './render';
 import { renderLoaded } from './read';
+import { withdrawDunningStatements } from '../dunning/documents';
 
 /**
  * Writes a change of an invoice with its statements and events in one batch through the guarded
@@ -18,12 +19,15 @@ export async function commitInvoiceChange(
   eventTypes: EventType[],
   options: { positions?: PositionRow[]; statements?: BatchItem<'sqlite'>[] } = {},
 ) {
+  // An open invoice that is closed or cancelled is no longer dunned: its open documents are withdrawn.
+  const ended = (changes.status === 'STATUS_CLOSED' || changes.status === 'STATUS_CANCELLED') && before.row.status !== changes.status;
+  const withdrawn = ended && before.openDunning?.length ? withdrawDunningStatements(ctx, before.row, before.openDunning, changes.status === 'STATUS_CLOSED' ? 'invoice closed' : 'invoice cancelled') : [];
   const { resource } = await commitGuarded(ctx, {
     table: invoices,
     current: before.row,
     changes,
     render: (row) => renderLoaded({ ...before, row, positions: options.positions ?? before.positions }),
-    statements: options.statements,
+    statements: [...(options.statements ?? []), ...withdrawn],
     events: eventTypes,
     conflict: 'The invoice was changed concurrently; reload and retry.',
   });

@@ -58,5 +58,7 @@ export async function setTestClock(ctx: ServiceContext, to: Date) {
   await sweepAll(moved);
   // Collection retries that became due (days after a failed charge) happen at the new time too.
   await sweepCollections(moved);
+  // Then dunning, one level per invoice, as the daily run would do at the new time.
+  await ctx.env.TENANT.getByName(ctx.tenant.id).runDunning(ctx.tenant.id, { asOf: clock.now });
   return clock;
 }

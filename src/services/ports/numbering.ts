@@ -23,6 +23,29 @@ export interface FinalizeRequest {
 
 export type FinalizeResult = { ok: true; number: string; numberSeq: number } | { ok: false; reason: 'not_draft' };
 
+/** What the TenantObject needs to issue one dunning document (docs/decisions.md, Dunning). */
+export interface DunningIssueRequest {
+  tenantId: string;
+  invoiceId: string;
+  /** The invoice's updatedAt as the run read it; a change since then (a payment) refuses the document. */
+  expectedUpdatedAt: string;
+  /** `reminder` or `dunning`: each has its own range. */
+  type: 'reminder' | 'dunning';
+  format: string;
+  timeZone: string;
+  customerNumber: string;
+  /** ISO instant of the document (the tenant's now). */
+  date: string;
+  /** The dunning_documents row without `number` and `numberSeq`; `{number}` in its texts is filled in. */
+  document: Record<string, unknown>;
+  /** Columns of the invoice to set together with the document (level, status, updatedAt…). */
+  invoiceSet: Record<string, unknown>;
+  /** The events to write in the same batch; `{number}` in their data is filled in. */
+  events: FinalizeRequest['events'];
+}
+
+export type DunningIssueResult = { ok: true; number: string; numberSeq: number } | { ok: false; reason: 'invoice_changed' | 'level_exists' };
+
 /**
  * The one door to document numbers: the TenantObject allocates the next number of a type's range
  * in the same D1 batch as the status change, so numbers are gap-free (docs/decisions.md, numbering).
@@ -34,6 +57,8 @@ export interface Numbering {
    * before the object is asked (a crash in between leaves a draft the next billing run finalizes).
    */
   finalize(req: FinalizeRequest, leading?: BatchItem<'sqlite'>[]): Promise<FinalizeResult>;
+  /** Issues a dunning document: its number, the document, the invoice's change and the events, in one batch. */
+  issueDunning(req: DunningIssueRequest): Promise<DunningIssueResult>;
 }
 
 /** Numbering outside the TenantObject: through its stub (one RPC per document). */
@@ -43,5 +68,6 @@ export function stubNumbering(env: Env, db: Db): Numbering {
       await runBatch(db, leading);
       return env.TENANT.getByName(req.tenantId).finalizeDocument(req);
     },
+    issueDunning: (req) => env.TENANT.getByName(req.tenantId).issueDunningDocument(req),
   };
 }
