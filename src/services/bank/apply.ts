@@ -211,6 +211,7 @@ async function applyChunk(ctx: ServiceContext, works: ItemWork[], state: ApplySt
       events,
       written.flatMap((d) => d.events),
     ),
+    ...written.flatMap((d) => d.settlements),
   ];
   try {
     await runBatch(ctx.db, statements);

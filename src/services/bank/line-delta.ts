@@ -1,3 +1,4 @@
+import type { BatchItem } from 'drizzle-orm/batch';
 import { BANK_STATUS, type ItemPlan } from '../../billing/bank-matching';
 import { nextUpdatedAt } from '../../db/commit';
 import type { bankAccountTransactionAssignments, events, invoicePayments, transactions } from '../../db/schema';
@@ -62,6 +63,8 @@ export interface LineDelta {
   confirmed: string[];
   /** Invoices it pays by a bank-transfer payment. */
   transfers: string[];
+  /** What the payments settle besides the invoices (their open dunning documents). */
+  settlements: BatchItem<'sqlite'>[];
 }
 
 /** What an invoice still owes (0 unless it is open). */
@@ -100,6 +103,7 @@ export function lineDelta(ctx: ServiceContext, state: ApplyState, work: ItemWork
     readInvoices: [],
     confirmed: [],
     transfers: [],
+    settlements: [],
   };
   const invoice = (id: string) => d.invoices.get(id) ?? state.invoices.get(id);
   const collection = (id: string) => d.collections.get(id) ?? state.collections.get(id);
@@ -165,6 +169,7 @@ export function lineDelta(ctx: ServiceContext, state: ApplyState, work: ItemWork
     };
     const paid = paymentChange(ctx, agg, record);
     d.payments.push(paid.payment);
+    d.settlements.push(...paid.settlement);
     change(agg, paid.changes, paid.events);
     assign({ invoiceId: a.invoiceId, transactionId: txId, amount: a.amount, fee, status: 'accepted', matchedBy: a.matchedBy }, a.assignmentId);
     d.bank.assignedAmount += a.amount;

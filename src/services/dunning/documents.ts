@@ -124,10 +124,11 @@ export async function cancelDunningDocument(ctx: ServiceContext, documentId: str
 
 /**
  * What a payment that settles an invoice does to its dunning: every open document is paid, with
- * `dunning_document.paid` each. The UPDATE covers all open documents whatever the caller loaded;
- * the invoice's guarded write (the same batch) makes sure none was added since they were read.
+ * `dunning_document.paid` each. The invoice's guarded write in the same batch makes sure none was
+ * added since they were read (a new document moves the invoice's updatedAt).
  */
 export function settleDunningStatements(ctx: ServiceContext, invoice: { id: string; number: string | null }, open: readonly DunningDocumentRow[]): BatchItem<'sqlite'>[] {
+  if (open.length === 0) return [];
   const now = ctx.now.toISOString();
   return [
     ctx.db

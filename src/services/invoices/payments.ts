@@ -52,10 +52,11 @@ export function paymentChange(ctx: ServiceContext, before: InvoiceAggregate, p: 
   const payment = { id: newId(), tenantId: ctx.tenant.id, invoiceId: row.id, createdAt: ctx.now.toISOString(), ...p };
   const changes: Partial<InvoiceRow> = settled ? { paidAmount, status: 'STATUS_PAID', payDate: p.paymentDate } : { paidAmount };
   const events: EventType[] = settled ? ['invoice.updated', 'invoice.paid'] : ['invoice.updated'];
-  const statements: BatchItem<'sqlite'>[] = [ctx.db.insert(invoicePayments).values(payment)];
-  // Paid in full, on whatever path: its dunning ends (docs/decisions.md, Dunning).
-  if (settled) statements.push(...settleDunningStatements(ctx, row, before.openDunning ?? []));
-  return { changes, events, statements, payment };
+  // Paid in full, on whatever path: its dunning ends (docs/decisions.md, Dunning). Bulk writers
+  // (bank matching) insert the payment their own way and take `settlement` as it is.
+  const settlement = settled ? settleDunningStatements(ctx, row, before.openDunning ?? []) : [];
+  const statements: BatchItem<'sqlite'>[] = [ctx.db.insert(invoicePayments).values(payment), ...settlement];
+  return { changes, events, statements, settlement, payment };
 }
 
 /**
