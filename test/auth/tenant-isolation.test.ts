@@ -90,6 +90,15 @@ describe('tenant isolation on every route', () => {
     const openLine = bankLines.find((l) => l.status !== 'STATUS_BOOKED')!;
     const bankAssignment = (await api(`/payment/bank-account-transaction-assignments?bankAccountTransaction=${bookedLine.id}`, { token: a.key })).body.data[0];
     const bankAccount = await make('/open-banking-accounts', { iban: 'DE89370400440532013000' });
+    // A's dunning: a rule, and a reminder of the debited invoice.
+    const dunningRule = await make('/dunning/overdue-rules', { level: 1, type: 'reminder', daysOverdue: 7, dueInDays: 7 });
+    const dunningDocument = `dunning-${Date.now()}`;
+    await env.DB.prepare(
+      `INSERT INTO dunning_documents (id, tenant_id, customer_id, invoice_id, level, type, status, number, number_seq, language, recipient, title, document_date, due_date, currency_code, open_amount, amount_due, positions, created_at, updated_at)
+       VALUES (?, ?, ?, ?, 1, 'reminder', 'open', 'ER-A-1', 1, 'de', '{"name":"A"}', 'Reminder', ?, ?, 'EUR', 1190, 1190, '[]', ?, ?)`,
+    )
+      .bind(dunningDocument, a.id, customer.id, debited.id, '2026-06-01T00:00:00.000Z', '2026-06-08T00:00:00.000Z', '2026-06-01T00:00:00.000Z', '2026-06-01T00:00:00.000Z')
+      .run();
 
     // B's own catalogue, so that the sample bodies below are valid for B: the only reason to refuse them is A's id.
     const makeB = async (path: string, body: unknown) => {
@@ -171,6 +180,9 @@ describe('tenant isolation on every route', () => {
       '/open-banking-accounts/{id}': { id: bankAccount.id },
       '/open-banking-accounts/{id}/sync': { id: bankAccount.id },
       '/open-banking-accounts/{id}/fake-transactions': { id: bankAccount.id },
+      '/dunning/overdue-rules/{id}': { id: dunningRule.id },
+      '/dunning/documents/{id}': { id: dunningDocument },
+      '/dunning/documents/{id}/cancel': { id: dunningDocument },
       '/subscription-items/{id}': { id: item.id },
       '/subscription-items/{id}/quantity': { id: item.id },
       '/subscription-items/{id}/cancel': { id: item.id },
@@ -275,6 +287,9 @@ describe('tenant isolation on every route', () => {
       'patch /payment-methods/{id}': { name: 'Stolen' },
       'put /payment/bank-account-transactions/{id}/assign-invoices': { invoiceIds: [debited.id] },
       'post /open-banking-accounts/{id}/fake-transactions': { transactions: [{ bookingDate: '2026-06-01', amount: '1.00', currency: 'EUR' }] },
+      'put /dunning/overdue-rules/{id}': { level: 1, type: 'reminder', daysOverdue: 1, dueInDays: 1 },
+      'patch /dunning/overdue-rules/{id}': { daysOverdue: 1 },
+      'put /dunning/documents/{id}/cancel': { reason: 'Stolen' },
     };
 
     const snapshot = async () => ({
@@ -310,6 +325,8 @@ describe('tenant isolation on every route', () => {
       bankLines: (await api('/payment/bank-account-transactions', { token: a.key })).body,
       bankAssignment: (await api(`/payment/bank-account-transaction-assignments/${bankAssignment.id}`, { token: a.key })).body,
       bankAccount: (await api(`/open-banking-accounts/${bankAccount.id}`, { token: a.key })).body,
+      dunningRule: (await api(`/dunning/overdue-rules/${dunningRule.id}`, { token: a.key })).body,
+      dunningDocument: (await api(`/dunning/documents/${dunningDocument}`, { token: a.key })).body,
     });
     const before = await snapshot();
     // Every catalogue record of A is there to be compared (a 404 in the snapshot would hide a deletion).
@@ -348,6 +365,8 @@ describe('tenant isolation on every route', () => {
       mandate.id,
       debited.id,
       collection.id,
+      dunningRule.id,
+      dunningDocument,
       sepaFile.id,
       bookedLine.id,
       openLine.id,
