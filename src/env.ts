@@ -1,8 +1,11 @@
+import type { CartObjectApi } from './objects/cart-object-api';
 import type { TenantObjectApi } from './objects/tenant-object-api';
 
 export interface Env {
   DB: D1Database;
   TENANT: DurableObjectNamespace<TenantObjectApi>;
+  /** One CartObject per public checkout cart, named by the cart id (src/objects/cart-object.ts). */
+  CART: DurableObjectNamespace<CartObjectApi>;
   DOCUMENTS: R2Bucket;
   EVENTS: Queue<EventMessage>;
   DOCUMENT_JOBS: Queue<DocumentJob>;

@@ -6,6 +6,7 @@ import { consumeDocumentJobs, DOCUMENT_JOBS_QUEUE } from './services/documents/j
 import { consumePaymentJobs, PAYMENT_JOBS_QUEUE } from './services/payments/collection-jobs';
 
 export { TenantObject } from './objects/tenant-object';
+export { CartObject } from './objects/cart-object';
 
 export default {
   fetch: app.fetch,

@@ -28,6 +28,7 @@ export const PERMISSION_RESOURCES = [
   'transaction',
   'sepa-xml',
   'open-banking-account',
+  'checkout-link',
   // Scopes Fynn documents, accepted so keys made for Fynn's API work here; their routes arrive with
   // later issues (docs/decisions.md, HTTP conventions).
   'customer:invoice',

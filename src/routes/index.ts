@@ -59,6 +59,9 @@ import { testClockRoutes } from './test-clock/test-clock';
 import { unitRoutes } from './units/units';
 import { webhookDeliveryRoutes } from './webhooks/deliveries';
 import { webhookRoutes } from './webhooks/webhooks';
+import { checkoutLinkRoutes } from './checkout-links/checkout-links';
+import { publicCheckoutRoutes } from './public-checkout/carts';
+import { checkoutCartRoutes } from './checkout-carts/checkout-carts';
 
 /** Every router of the API, in the order the OpenAPI document lists them. */
 export const routers = [
@@ -123,4 +126,7 @@ export const routers = [
   exchangeRateRoutes,
   webhookRoutes,
   webhookDeliveryRoutes,
+  checkoutLinkRoutes,
+  checkoutCartRoutes,
+  publicCheckoutRoutes,
 ];

@@ -63,6 +63,7 @@ describe('tenant isolation on every route', () => {
     const position = invoice.positions[0];
     const run = (await api('/billing-runs', { token: a.key, method: 'POST' })).body;
     const webhook = await make('/webhooks', { url: 'https://hooks.a.example/billing', events: ['customer.updated'] });
+    const checkoutLink = await make('/checkout-links', { slug: 'a-link', items: [{ product: product.id, pricePlan: pricePlan.id }] });
     const deliveryId = `delivery-${Date.now()}`;
     await env.DB.prepare(
       `INSERT INTO webhook_deliveries (id, tenant_id, webhook_id, event_id, event_type, status, attempts, created_at) VALUES (?, ?, ?, 'e', 'customer.updated', 'failed', 13, ?)`,
@@ -163,6 +164,9 @@ describe('tenant isolation on every route', () => {
       '/invoice-position-items/{id}': { id: position.id },
       '/billing-runs/{id}': { id: run.id },
       '/webhooks/{id}': { id: webhook.id },
+      '/checkout-links/{id}': { id: checkoutLink.id },
+      '/checkout-links/{id}/enable': { id: checkoutLink.id },
+      '/checkout-links/{id}/disable': { id: checkoutLink.id },
       '/webhooks/{id}/rotate-secret': { id: webhook.id },
       '/webhooks/{id}/deliveries': { id: webhook.id },
       '/webhook-deliveries/{id}/redeliver': { id: deliveryId },
@@ -281,6 +285,8 @@ describe('tenant isolation on every route', () => {
       'post /invoices/{id}/payment-method': { paymentMethod: null },
       'post /invoices/{id}/comments': { text: 'Stolen' },
       'put /webhooks/{id}': { url: 'https://evil.example/x', events: ['*'] },
+      'put /checkout-links/{id}': { slug: 'stolen', items: [{ product: bProduct.id, pricePlan: bPricePlan.id }] },
+      'patch /checkout-links/{id}': { slug: 'stolen' },
       'patch /webhooks/{id}': { url: 'https://evil.example/x' },
       'put /subscription-items/{id}/quantity': { quantity: '5' },
       'put /subscription-items/{id}/price-plan': { pricePlan: bPricePlan.id },
@@ -319,6 +325,7 @@ describe('tenant isolation on every route', () => {
       entitled: (await api(`/customers/${customer.id}/entitlements?feature=a-sso`, { token: a.key })).body,
       invoice: (await api(`/invoices/${invoice.id}`, { token: a.key })).body,
       webhook: (await api(`/webhooks/${webhook.id}`, { token: a.key })).body,
+      checkoutLink: (await api(`/checkout-links/${checkoutLink.id}`, { token: a.key })).body,
       mandate: (await api(`/payment-methods/${mandate.id}`, { token: a.key })).body,
       collection: (await api(`/transactions/${collection.id}`, { token: a.key })).body,
       sepaFile: (await api(`/sepa-xml/${sepaFile.id}`, { token: a.key })).body,
@@ -361,6 +368,7 @@ describe('tenant isolation on every route', () => {
       position.id,
       run.id,
       webhook.id,
+      checkoutLink.id,
       deliveryId,
       mandate.id,
       debited.id,

@@ -11,3 +11,4 @@ export * from './events';
 export * from './documents';
 export * from './payments';
 export * from './dunning';
+export * from './checkout';

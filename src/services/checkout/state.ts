@@ -1,0 +1,219 @@
+// A cart's state and where it lives: the cart's Durable Object answers reads (no D1), every change
+// is written to D1 first (guarded by the version read, the durable record and the one place that
+// decides which of two concurrent changes wins) and then to the object (compare-and-set on the same
+// version), so the buyer reads its own write once the change returned.
+import { eq } from 'drizzle-orm';
+import type { TaxGroupInput } from '../../billing/compose';
+import type { CouponInput } from '../../billing/discounts';
+import { toMinorUnitsSafe } from '../../billing/money';
+import { createDb, type Tenant } from '../../db/client';
+import { commitGuarded, nextUpdatedAt, type ChangeEvent } from '../../db/commit';
+import { carts, tenants, type CheckoutLinkAfterCheckout, type CheckoutLinkOptions, type pricePlans } from '../../db/schema';
+import type { Env } from '../../env';
+import { ApiError } from '../../http/errors';
+import type { CartAddress, ConfirmCartInput, PublicCart } from '../../schemas/checkout';
+import { createServiceContext, type ServiceContext } from '../context';
+import { priceCart } from './pricing';
+
+/** A cart lives 24 hours after its last change (wall clock, like other infrastructure time); then it is 404. */
+export const CART_TTL_MS = 24 * 3600 * 1000;
+
+/** Cart ids are 32 URL-safe characters: 192 random bits (DESIGN §4: public ids are unguessable). */
+export const CART_ID_PATTERN = /^[A-Za-z0-9_-]{32}$/;
+
+export interface CartItemState {
+  id: string;
+  productId: string;
+  planId: string | null;
+  name: string;
+  description: string | null;
+  quantity: number;
+  minQuantity: number;
+  maxQuantity: number | null;
+  unit: string | null;
+  aggregationType: string;
+  measurementDescription: string | null;
+  taxGroupId: string | null;
+  /** The price plan as it was when the cart was opened. */
+  price: typeof pricePlans.$inferSelect;
+  contractPeriod: string | null;
+  cancellationPeriod: string | null;
+}
+
+export interface CartState {
+  id: string;
+  tenantId: string;
+  linkId: string;
+  linkSlug: string;
+  status: 'open' | 'confirming' | 'completed' | 'paid';
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+  expiresAt: string;
+  currency: string;
+  sellerCountry: string;
+  timeZone: string;
+  planId: string | null;
+  planName: string | null;
+  options: CheckoutLinkOptions;
+  afterCheckout: CheckoutLinkAfterCheckout;
+  taxGroups: Record<string, TaxGroupInput>;
+  items: CartItemState[];
+  /** The logged-in customer (attached when opened) or the customer completion made or found. */
+  customerId: string | null;
+  loggedIn: boolean;
+  email: string | null;
+  phone: string | null;
+  invoiceAddress: CartAddress | null;
+  prefill: Record<string, string>;
+  coupon: { id: string; code: string; name: string; input: Omit<CouponInput, 'id' | 'appliedIntervals'> } | null;
+  /** A confirm that waits for the one-time code sent to an existing customer's e-mail. */
+  pendingOtp: { email: string; customerId: string; confirm: ConfirmCartInput } | null;
+  paymentMethodId: string | null;
+  subscriptionId: string | null;
+  invoiceId: string | null;
+  completionDetails: string[] | null;
+  completedAt: string | null;
+  /** Wall-clock time (ms) a confirm took the lock; a lock older than a few minutes was left by a dead worker. */
+  lockedAt?: number | null;
+  view: PublicCart;
+}
+
+/** The cart as the public read shows it, priced at `now` (the tenant's now). */
+export function renderCart(state: Omit<CartState, 'view'>, now: Date): { view: PublicCart; amountDueMinor: number } {
+  const priced = priceCart(state, now);
+  const back = state.afterCheckout.backToProviderUrl;
+  return {
+    amountDueMinor: priced.amountDueMinor,
+    view: {
+      id: state.id,
+      status: state.status,
+      customer: state.customerId,
+      email: state.email,
+      phone: state.phone,
+      invoiceAddress: state.invoiceAddress,
+      customerPrefill: state.prefill,
+      paymentMethod: state.paymentMethodId,
+      couponCode: state.coupon?.code ?? null,
+      price: priced.price,
+      items: priced.items,
+      completionDetails: state.completionDetails,
+      subscription: state.subscriptionId,
+      invoice: state.invoiceId,
+      settings: {
+        allowCoupons: state.options.allowCoupons,
+        forceCompany: state.options.forceCompany,
+        quantityEditable: state.options.quantityEditable,
+        backButton: back ? { url: back, label: 'Back' } : null,
+      },
+      expiresAt: state.expiresAt,
+    },
+  };
+}
+
+function stub(env: Env, cartId: string) {
+  return env.CART.get(env.CART.idFromName(cartId));
+}
+
+type CartRow = typeof carts.$inferSelect;
+
+function rowOf(state: CartState, amountDueMinor: number): CartRow {
+  return {
+    id: state.id,
+    tenantId: state.tenantId,
+    checkoutLinkId: state.linkId,
+    status: state.status,
+    version: state.version,
+    customerId: state.customerId,
+    email: state.email,
+    paymentMethodId: state.paymentMethodId,
+    subscriptionId: state.subscriptionId,
+    invoiceId: state.invoiceId,
+    currencyCode: state.currency,
+    amountDue: amountDueMinor,
+    state,
+    expiresAt: state.expiresAt,
+    completedAt: state.completedAt,
+    createdAt: state.createdAt,
+    updatedAt: state.updatedAt,
+  };
+}
+
+/** What the cart's object keeps: the state and, ready to hand out, its view. */
+const stored_ = (state: CartState) => ({ version: state.version, expiresAt: state.expiresAt, state: JSON.stringify(state), view: JSON.stringify(state.view) });
+
+/** The public view of a cart, or 404; the object answers it without a D1 query. */
+export async function loadView(env: Env, cartId: string): Promise<PublicCart> {
+  if (!CART_ID_PATTERN.test(cartId)) throw ApiError.notFound('Cart');
+  const view = await stub(env, cartId).readView(Date.now());
+  return view ? (JSON.parse(view) as PublicCart) : (await loadCart(env, cartId)).view;
+}
+
+const amountOf = (state: CartState) => toMinorUnitsSafe(state.view.price.amountDue, state.currency);
+
+/** The stored cart (the object's copy; the D1 record when the object lost it), or 404 when unknown or expired. */
+export async function loadCart(env: Env, cartId: string): Promise<CartState> {
+  if (!CART_ID_PATTERN.test(cartId)) throw ApiError.notFound('Cart');
+  const nowMs = Date.now();
+  const stored = await stub(env, cartId).read(nowMs);
+  if (stored) return JSON.parse(stored.state) as CartState;
+  // The object answers for every cart it ever stored until the cart expires; an empty object is an
+  // unknown id, an expired cart, or (rarely) an object whose write did not happen after D1's.
+  const row = await createDb(env.DB).select().from(carts).where(eq(carts.id, cartId)).get();
+  if (!row || Date.parse(row.expiresAt) <= nowMs) throw ApiError.notFound('Cart');
+  const restored = await stub(env, cartId).restore(stored_(row.state as CartState));
+  return JSON.parse(restored.state) as CartState;
+}
+
+/** A cart's tenant and its service context at the tenant's now. */
+export async function cartContext(env: Env, tenantId: string): Promise<ServiceContext> {
+  const tenant = (await createDb(env.DB).select().from(tenants).where(eq(tenants.id, tenantId)).get()) as Tenant | undefined;
+  if (!tenant) throw ApiError.notFound('Cart');
+  return createServiceContext({ env, tenant });
+}
+
+/** A new cart: its D1 record, then its object. */
+export async function storeNewCart(ctx: ServiceContext, state: Omit<CartState, 'view'>): Promise<PublicCart> {
+  const { view, amountDueMinor } = renderCart(state, ctx.now);
+  const next: CartState = { ...state, view };
+  await ctx.db.insert(carts).values(rowOf(next, amountDueMinor));
+  await stub(ctx.env, next.id).write(null, stored_(next));
+  return view;
+}
+
+/**
+ * Stores a change computed from `before`: the D1 record through the guarded write (409
+ * `concurrent-update` when another change got there first), then the object. `events` go in the
+ * same batch as the record.
+ */
+export async function storeChange(ctx: ServiceContext, before: CartState, change: Partial<CartState>, events: ChangeEvent[] = []): Promise<CartState> {
+  const draft: CartState = {
+    ...before,
+    ...change,
+    version: before.version + 1,
+    // commitGuarded writes this same updatedAt (nextUpdatedAt of the row as read), so the state
+    // stored in the record and in the object carries it too.
+    updatedAt: nextUpdatedAt(ctx.now, before.updatedAt),
+    expiresAt: new Date(Date.now() + CART_TTL_MS).toISOString(),
+  };
+  const { view, amountDueMinor } = renderCart(draft, ctx.now);
+  const next: CartState = { ...draft, view };
+  await commitGuarded(ctx, {
+    table: carts,
+    current: rowOf(before, amountOf(before)),
+    changes: rowOf(next, amountDueMinor),
+    where: eq(carts.version, before.version),
+    events,
+    conflict: 'The cart was changed concurrently; reload it and try again.',
+  });
+  const written = await stub(ctx.env, next.id).write(before.version, stored_(next));
+  if (!written.ok) throw ApiError.conflict('The cart was changed concurrently; reload it and try again.', 'concurrent-update');
+  return next;
+}
+
+/** Edits only while open: a confirming or completed cart is locked (409 cart-locked). */
+export function requireOpen(state: CartState): void {
+  if (state.status !== 'open') {
+    throw ApiError.conflict(state.status === 'confirming' ? 'The cart is being confirmed and cannot be changed.' : 'The cart is completed and cannot be changed.', 'cart-locked');
+  }
+}
