@@ -19,7 +19,7 @@
 //   instant) bills the first period.
 import { env } from 'cloudflare:workers';
 import { expect } from 'vitest';
-import { get, post, put, query, type TestTenant } from '../support/api';
+import { api, get, post, put, query, type TestTenant } from '../support/api';
 import { created, createTenant, ok, tick } from '../support/builders';
 
 // ---------------------------------------------------------------------------------------------
@@ -83,6 +83,9 @@ export async function subscribe(t: TestTenant, customerId: string, items: unknow
 /** A fresh tenant with its clock set to `start` and the basic catalogue. */
 export async function tenantAt(start: string) {
   const t = await createTenant();
+  // The scenarios leave invoices unpaid for months: dunning (test/dunning) would remind them and
+  // change their status, which is not what these tests are about.
+  expect((await api('/settings', { token: t.key, method: 'PATCH', body: { settings: [{ key: 'dunning.enabled', value: false }] } })).status).toBe(200);
   await tick(t, start);
   const c = await catalogue(t);
   return { t, c };
