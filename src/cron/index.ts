@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNotNull, lt } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm';
 import { createDb } from '../db/client';
 import { idempotencyKeys, invoices, subscriptions, tenants } from '../db/schema';
 import { sweepSubscriptions } from '../services/subscriptions/sweep';
@@ -63,10 +63,19 @@ export async function dispatchBilling(env: Env): Promise<number> {
 /** Runs dunning in the TenantObject of every tenant with open invoices past their due date, each at its own now. */
 export async function dispatchDunning(env: Env): Promise<number> {
   const db = createDb(env.DB);
+  // Only tenants with an invoice past its due date at the tenant's own now (a test clock, else the real one).
   const due = await db
     .selectDistinct({ tenantId: invoices.tenantId })
     .from(invoices)
-    .where(and(inArray(invoices.status, ['STATUS_UNPAID', 'STATUS_REMINDED']), eq(invoices.dunningDisabled, false), isNotNull(invoices.dueDate)));
+    .innerJoin(tenants, eq(tenants.id, invoices.tenantId))
+    .where(
+      and(
+        inArray(invoices.status, ['STATUS_UNPAID', 'STATUS_REMINDED']),
+        eq(invoices.dunningDisabled, false),
+        isNotNull(invoices.dueDate),
+        sql`${invoices.dueDate} < COALESCE(${tenants.testClockNow}, ${systemNow().toISOString()})`,
+      ),
+    );
   let issued = 0;
   for (const { tenantId } of due) {
     try {

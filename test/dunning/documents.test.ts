@@ -1,4 +1,5 @@
-import { env } from 'cloudflare:test';
+import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from 'cloudflare:test';
+import worker from '../../src/index';
 import { describe, expect, it } from 'vitest';
 import { api, eventsOf, get, post, put, query } from '../support/api';
 import { createCustomer, createTenant, setClock } from '../support/builders';
@@ -26,6 +27,19 @@ describe('dunning documents', () => {
     // The default set: the reminder is the only level due on day 21.
     expect(rows.every((r) => r.level === 1)).toBe(true);
     expect((await eventsOf(t)).filter((e) => e.type === 'dunning_document.created')).toHaveLength(4);
+  });
+
+  it('runs every night for each tenant at its own time', async () => {
+    const t = await createTenant();
+    await moveTo(t, 0);
+    const c = await createCustomer(t);
+    const invoice = await hundredEuroInvoice(t, c.id);
+    // The clock moved without the test clock's own run: only the nightly job can remind.
+    await env.DB.prepare(`UPDATE tenants SET test_clock_now = ? WHERE id = ?`).bind(day(21), t.id).run();
+    const ctx = createExecutionContext();
+    await worker.scheduled!(createScheduledController({ cron: '0 3 * * *', scheduledTime: new Date() }), env, ctx);
+    await waitOnExecutionContext(ctx);
+    expect((await documentsOf(t, invoice.id)).map((d) => [d.level, d.number, d.documentDate])).toEqual([[1, 'ER-0000000001', day(21)]]);
   });
 
   it('holds past the run queue: parallel runs outside the object and a repeated level leave one document per level and no gap', async () => {
