@@ -26,11 +26,13 @@
 //                           and off, rounds, e-invoice type): see bench/documents.mjs
 //   BENCH_PAYMENTS_*        the payments section (invoices = camt entries and debits, default 10000;
 //                           VALIDATE=0 skips the XSD check of the pain.008): see bench/payments.mjs
+//   BENCH_CHECKOUT_*        the checkout section (carts opened, flows timed): see bench/checkout.mjs
 //
 // Sections: http (endpoints vs GET /health), usage (measurement ingestion), billing (one billing run
 // over seeded subscriptions), webhooks (API latency with a slow receiver), documents (PDF + XML
 // renders per second, bytes per document, billing rate with rendering on vs off), payments (a camt.053
-// of N entries imported and matched against N open invoices, a pain.008 of N debits: time, memory).
+// of N entries imported and matched against N open invoices, a pain.008 of N debits: time, memory),
+// checkout (public cart reads vs GET /health, the open → change → confirm flow).
 //
 // Adding a section: append an object to
 // SECTIONS with { name, title, run(ctx) }. run() returns { setup?, results: [summary…], baseline? }
@@ -62,6 +64,7 @@ import { billingSection } from './billing.mjs';
 import { webhookSection } from './webhooks.mjs';
 import { documentsSection } from './documents.mjs';
 import { paymentsSection } from './payments.mjs';
+import { checkoutSection } from './checkout.mjs';
 
 // ---------------------------------------------------------------------------------------------
 // Configuration
@@ -280,7 +283,7 @@ const usageSection = {
   },
 };
 
-const SECTIONS = [httpSection, usageSection, billingSection, webhookSection, documentsSection, paymentsSection];
+const SECTIONS = [httpSection, usageSection, billingSection, webhookSection, documentsSection, paymentsSection, checkoutSection];
 
 // ---------------------------------------------------------------------------------------------
 // Report

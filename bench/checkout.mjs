@@ -1,0 +1,155 @@
+// Section `checkout` (issue 15, "Low latency"): public cart reads against GET /health in the same
+// run, and the time of a buyer's whole flow.
+//
+// Setup: a test-mode tenant of its own with a per-seat monthly plan (10.00 EUR) and a checkout link
+// with an editable quantity; BENCH_CHECKOUT_CARTS carts opened through the hosted page
+// (GET /checkout/{tenant}/{slug} → 303 to /checkout/cart/{id}).
+//
+// Measured (closed loop, BENCH_SECONDS, BENCH_CONCURRENCY, the run's warm-up):
+//   1. GET /health: the baseline;
+//   2. GET /public/checkout/cart/{id} over the opened carts (a read that must not touch D1: the cart
+//      is served by its Durable Object) — goal: at least 0.8 of /health's requests per second;
+//   3. GET /checkout/cart/{id}: the same read rendered as the HTML page;
+//   4. BENCH_CHECKOUT_FLOWS buyer flows one after another: open the link (the page's redirect),
+//      read the cart, PUT …/change-quantity, PUT …/confirm (testing gateway): each flow timed as a
+//      whole, plus its steps. Every confirmed cart must read back `completed` or `paid`.
+// The section fails on a wrong answer (a cart read that is not 200 with the cart, a flow step that
+// is refused), never on a time; the throughput goal is printed with its ratio.
+//
+// Environment:
+//   BENCH_CHECKOUT_CARTS   carts opened for the read measurements (default 200)
+//   BENCH_CHECKOUT_FLOWS   open → change → confirm flows timed (default 20)
+
+import { assertLoopback, benchTenant, envInt, http, msSince, printTable, summarize } from './lib.mjs';
+
+const log = (msg) => process.stderr.write(`bench: ${msg}\n`);
+const describe = (r) => `HTTP ${r.status} ${r.text.length > 300 ? r.text.slice(0, 300) + '…' : r.text}`;
+const pick = (arr) => arr[Math.floor(Math.random() * arr.length)];
+const GOAL = 0.8;
+
+/** Opens a cart through the hosted page: the cart id from the page's 303. */
+async function openCart(ctx, linkPath) {
+  const origin = assertLoopback(ctx.url);
+  const res = await fetch(origin + linkPath, { redirect: 'manual', signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(30_000)]) });
+  await res.arrayBuffer();
+  const location = res.headers.get('location') ?? '';
+  const m = /^\/checkout\/cart\/([^/?#]+)/.exec(location);
+  if (res.status !== 303 || !m) throw new Error(`GET ${linkPath}: HTTP ${res.status}, Location ${JSON.stringify(location)}`);
+  return decodeURIComponent(m[1]);
+}
+
+export const checkoutSection = {
+  name: 'checkout',
+  title: 'Checkout: public cart reads vs GET /health, and the buyer flow',
+  async run(ctx) {
+    const carts = envInt('BENCH_CHECKOUT_CARTS', 200);
+    const flows = envInt('BENCH_CHECKOUT_FLOWS', 20);
+    const { call } = await benchTenant(ctx, 'Bench checkout');
+    const family = await call('POST', '/product-families', { name: 'Bench checkout' });
+    const unit = await call('POST', '/units', { name: 'Seat', code: `seat-${ctx.runTag}` });
+    const measurement = await call('POST', '/measurements', { unit: unit.id, code: `seats-${ctx.runTag}`, aggregationType: 'last_value', type: 'recurring' });
+    const taxGroup = await call('POST', '/tax-groups', { type: 'standard' });
+    const product = await call('POST', '/catalogue/products', { name: 'Team plan', type: 'product', productFamilies: [family.id], measurement: measurement.id, taxGroup: taxGroup.id });
+    const price = await call('POST', '/price-plans', { product: product.id, calculationType: 'per_unit', currencyCode: 'EUR', price: { amount: '10.00' }, billingInterval: '1M' });
+    const link = await call('POST', '/checkout-links', {
+      slug: `bench-${ctx.runTag}`,
+      items: [{ product: product.id, price: price.id, quantity: 1 }],
+      options: { trialDays: 0, allowCoupons: true, quantityEditable: true, forceCompany: false },
+      afterCheckout: { action: 'confirmation_message', confirmationMessage: 'Thanks' },
+    });
+    const linkPath = new URL(link.url).pathname;
+
+    log(`opening ${carts} carts through ${linkPath}…`);
+    const t0 = process.hrtime.bigint();
+    const ids = [];
+    for (let i = 0; i < carts; i++) ids.push(await openCart(ctx, linkPath));
+    const openSeconds = msSince(t0) / 1000;
+    // A read must answer the cart itself, not just any 200.
+    const sample = await http(ctx.url, 'GET', `/public/checkout/cart/${encodeURIComponent(ids[0])}`, { signal: ctx.signal });
+    if (sample.status !== 200 || sample.json?.id !== ids[0]) throw new Error(`GET /public/checkout/cart/{id}: ${describe(sample)}`);
+
+    const results = [];
+    results.push(await ctx.measure('GET /health', () => ({ path: '/health' })));
+    results.push(await ctx.measure('GET /public/checkout/cart/{id}', () => ({ path: `/public/checkout/cart/${encodeURIComponent(pick(ids))}` })));
+    results.push(await ctx.measure('GET /checkout/cart/{id} (HTML page)', () => ({ path: `/checkout/cart/${encodeURIComponent(pick(ids))}` })));
+
+    log(`timing ${flows} open → change → confirm flows…`);
+    const whole = [];
+    const steps = { open: [], read: [], change: [], confirm: [] };
+    const failures = [];
+    const flowStart = process.hrtime.bigint();
+    for (let i = 0; i < flows && !ctx.signal.aborted; i++) {
+      const f0 = process.hrtime.bigint();
+      try {
+        const id = await openCart(ctx, linkPath);
+        steps.open.push(msSince(f0));
+        // The buyer's page reads the cart (its item ids are the cart's own).
+        const r0 = process.hrtime.bigint();
+        const cart = await http(ctx.url, 'GET', `/public/checkout/cart/${encodeURIComponent(id)}`, { signal: ctx.signal });
+        steps.read.push(msSince(r0));
+        if (cart.status !== 200 || !cart.json?.items?.[0]?.id) throw new Error(`read: ${describe(cart)}`);
+        const c0 = process.hrtime.bigint();
+        const changed = await http(ctx.url, 'PUT', `/public/checkout/cart/${encodeURIComponent(id)}/change-quantity`, { body: { cartItemId: cart.json.items[0].id, quantity: 3 }, signal: ctx.signal });
+        steps.change.push(msSince(c0));
+        if (changed.status !== 200 || changed.json?.items?.[0]?.quantity !== 3) throw new Error(`change-quantity: ${describe(changed)}`);
+        const k0 = process.hrtime.bigint();
+        const confirmed = await http(ctx.url, 'PUT', `/public/checkout/cart/${encodeURIComponent(id)}/confirm`, {
+          body: {
+            email: `flow-${ctx.runTag}-${i}@bench.test`,
+            newInvoiceAddress: { street: 'Hauptstraße', houseNumber: '1', zip: '10115', city: 'Berlin', countryCode: 'DE', firstName: 'Bench', lastName: `Buyer ${i}` },
+            newPaymentMethod: { type: 'fake_provider' },
+          },
+          signal: ctx.signal,
+        });
+        steps.confirm.push(msSince(k0));
+        if (confirmed.status !== 200 || !['completed', 'paid'].includes(confirmed.json?.status)) throw new Error(`confirm: ${describe(confirmed)}`);
+        whole.push(msSince(f0));
+      } catch (err) {
+        failures.push(err.message);
+        if (failures.length >= 3) break;
+      }
+    }
+    const flowElapsed = msSince(flowStart);
+    const flowSummary = (name, list) => summarize(name, list, { errors: failures.length, errorKinds: failures.length ? { refused: failures.length } : {}, elapsedMs: flowElapsed, concurrency: 1 });
+    const flowResults = [
+      flowSummary('open → read → change → confirm', whole),
+      flowSummary('  open (GET /checkout/{tenant}/{slug})', steps.open),
+      flowSummary('  GET /public/checkout/cart/{id}', steps.read),
+      flowSummary('  PUT …/change-quantity', steps.change),
+      flowSummary('  PUT …/confirm', steps.confirm),
+    ];
+
+    const health = results[0];
+    const read = results[1];
+    const ratio = read.rps / health.rps;
+    const readErrors = results.slice(1).reduce((n, r) => n + r.errors, 0);
+    const failed = [readErrors ? `${readErrors} failed cart reads` : null, failures.length ? `flow refused: ${failures[0]}` : null].filter(Boolean).join('; ') || undefined;
+    return { setup: { carts, openSeconds, flows, flowsCompleted: whole.length }, results, flowResults, ratio, goal: GOAL, failed };
+  },
+
+  report(out) {
+    const base = out.results[0];
+    process.stdout.write(`\n${this.title}  (closed loop, ${base.concurrency} concurrent, ${base.seconds.toFixed(1)} s each)\n`);
+    process.stdout.write(`setup: ${out.setup.carts} carts opened through the hosted page in ${out.setup.openSeconds.toFixed(1)} s\n\n`);
+    printTable(out.results, [
+      { title: 'endpoint', value: (r) => r.name },
+      { title: 'requests', value: (r) => r.requests },
+      { title: 'errors', value: (r) => r.errors },
+      { title: 'req/s', value: (r) => r.rps, digits: 1 },
+      { title: 'p50 ms', value: (r) => r.latencyMs.p50, digits: 2 },
+      { title: 'p99 ms', value: (r) => r.latencyMs.p99, digits: 2 },
+      { title: `vs ${base.name}`, value: (r) => `${(r.rps / base.rps).toFixed(3)}x` },
+      { title: 'p50 vs /health', value: (r) => `${(r.latencyMs.p50 / base.latencyMs.p50).toFixed(2)}x` },
+    ]);
+    process.stdout.write(`\ncart read throughput ${out.ratio.toFixed(3)}x of GET /health (goal ≥ ${out.goal}): ${out.ratio >= out.goal ? 'met' : 'NOT met'}\n\n`);
+    process.stdout.write(`buyer flows, one after another: ${out.setup.flowsCompleted}/${out.setup.flows} completed\n\n`);
+    printTable(out.flowResults, [
+      { title: 'flow', value: (r) => r.name },
+      { title: 'n', value: (r) => r.requests },
+      { title: 'p50 ms', value: (r) => r.latencyMs.p50, digits: 1 },
+      { title: 'p99 ms', value: (r) => r.latencyMs.p99, digits: 1 },
+      { title: 'max ms', value: (r) => r.latencyMs.max, digits: 1 },
+      { title: 'p50 in /health p50s', value: (r) => (r.requests ? `${(r.latencyMs.p50 / base.latencyMs.p50).toFixed(1)}x` : '-') },
+    ]);
+  },
+};

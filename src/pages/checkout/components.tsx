@@ -1,0 +1,162 @@
+/** @jsxImportSource hono/jsx */
+import type { Child } from 'hono/jsx';
+import type { PublicCart } from '../../schemas/checkout';
+import { assetPath } from './assets';
+import { formatMoney, htmlLang } from './format';
+import type { FormState } from './form';
+import type { Lang, Texts } from './texts';
+
+// The frame of the checkout pages, the pages that are only a message, and the labelled form field
+// with its error, which every form of the page uses.
+
+export interface PageProps {
+  lang: Lang;
+  t: Texts;
+  /** The page's own path, for the language switch. */
+  path: string;
+  /** `?lang=…` when chosen explicitly, carried by every form. */
+  query: string;
+}
+
+/** A tenant's link target only when it is a web address (never `javascript:` or the like). */
+export function webUrl(url: string | null | undefined): string | null {
+  return url && /^https?:\/\//i.test(url) ? url : null;
+}
+
+export function Layout(props: PageProps & { title: string; children: Child; script?: boolean; headingInHeader?: boolean }) {
+  const other: Lang = props.lang === 'de' ? 'en' : 'de';
+  return (
+    <html lang={htmlLang(props.lang)}>
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="robots" content="noindex" />
+        <title>{props.title}</title>
+        <link rel="stylesheet" href={assetPath('css')} />
+        {props.script ? <script src={assetPath('js')} defer></script> : null}
+      </head>
+      <body>
+        <header class="top">
+          {props.headingInHeader ? <h1 class="brand">{props.t.heading}</h1> : <span class="brand">{props.t.heading}</span>}
+          <a class="lang" href={`${props.path}?lang=${other}`} hreflang={other} lang={other}>
+            {props.t.language}
+          </a>
+        </header>
+        <main id="main">{props.children}</main>
+      </body>
+    </html>
+  );
+}
+
+/** A message page: unknown link, expired cart, locked cart, an unexpected error. */
+export function MessagePage(props: PageProps & { title: string; message: string; link?: { href: string; label: string } | null }) {
+  return (
+    <Layout {...props} title={props.title}>
+      <section class="card message">
+        <h1>{props.title}</h1>
+        <p>{props.message}</p>
+        {props.link ? (
+          <p>
+            <a class="button" href={props.link.href}>
+              {props.link.label}
+            </a>
+          </p>
+        ) : null}
+      </section>
+    </Layout>
+  );
+}
+
+export function CompletedPage(props: PageProps & { cart: PublicCart; message: string | null }) {
+  const { t, cart } = props;
+  // completionDetails are references for machines (subscription:…, invoice:…), not for the buyer.
+  const lines = [props.message || t.completedDefault];
+  return (
+    <Layout {...props} title={t.completedTitle}>
+      <section class="card message" aria-labelledby="done-h">
+        <h1 id="done-h">{t.completedTitle}</h1>
+        {lines.map((l) => (
+          <p>{l}</p>
+        ))}
+        <p class="total-line">
+          {t.total}: <strong>{formatMoney(cart.price.amountDue, cart.price.currencyCode, props.lang)}</strong>
+        </p>
+        {cart.settings.backButton && webUrl(cart.settings.backButton.url) ? (
+          <p>
+            <a class="button" href={webUrl(cart.settings.backButton.url)!}>
+              {cart.settings.backButton.label || t.continue}
+            </a>
+          </p>
+        ) : null}
+      </section>
+    </Layout>
+  );
+}
+
+/** The e-mail belongs to an existing customer: the one-time code sent to it completes the order. */
+export function OtpPage(props: PageProps & { cartId: string; email: string; form: FormState }) {
+  const { t, form } = props;
+  return (
+    <Layout {...props} title={t.otpTitle}>
+      <section class="card message" aria-labelledby="otp-h">
+        <h1 id="otp-h">{t.otpTitle}</h1>
+        <p>{t.otpSent(props.email)}</p>
+        <form method="post" action={`/checkout/cart/${encodeURIComponent(props.cartId)}/otp${props.query}`}>
+          <input type="hidden" name="email" value={props.email} />
+          <TextField form={form} name="otp" label={t.otpCode} required autocomplete="one-time-code" inputmode="numeric" />
+          <button type="submit" class="primary">
+            {t.otpConfirm}
+          </button>
+        </form>
+      </section>
+    </Layout>
+  );
+}
+
+export function FieldError(props: { field: string; form: FormState }) {
+  const message = props.form.errors[props.field];
+  return message ? (
+    <p class="error" id={`e-${props.field}`}>
+      {message}
+    </p>
+  ) : null;
+}
+
+/** aria attributes linking an input to its error message. */
+export function errorAttrs(form: FormState, field: string) {
+  const invalid = field in form.errors;
+  return { 'aria-invalid': invalid ? 'true' : undefined, 'aria-describedby': invalid ? `e-${field}` : undefined };
+}
+
+export function TextField(props: {
+  form: FormState;
+  name: string;
+  label: string;
+  type?: string;
+  required?: boolean;
+  autocomplete?: string;
+  class?: string;
+  inputmode?: "text" | "numeric" | "email" | "tel";
+}) {
+  const { form, name } = props;
+  return (
+    <div class={`field ${props.class ?? ''}`}>
+      <label for={`f-${name}`}>
+        {props.label}
+        {props.required ? <span class="req" aria-hidden="true"> *</span> : null}
+      </label>
+      <input
+        id={`f-${name}`}
+        name={name}
+        type={props.type ?? 'text'}
+        value={form.values[name] ?? ''}
+        required={props.required}
+        autocomplete={props.autocomplete}
+        inputmode={props.inputmode}
+        {...errorAttrs(form, name)}
+      />
+      <FieldError field={name} form={form} />
+    </div>
+  );
+}
+

@@ -1,0 +1,112 @@
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { inject } from 'vitest';
+
+// What the browser tests share: the local Worker (started once by global-setup.ts), an API client
+// for it, a test tenant with something to sell, and Debian's Chromium driven by playwright-core.
+
+export const server = () => inject('checkoutServer');
+
+export interface Reply {
+  status: number;
+  body: any;
+}
+
+/** One API request to the local Worker with the tenant's key, the admin token, or none (public routes). */
+export async function api(method: string, path: string, token: string | null, body?: unknown): Promise<Reply> {
+  const res = await fetch(server().url + path, {
+    method,
+    headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(60_000),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, body: parsed };
+}
+
+/** The body of a 2xx answer; anything else fails the test with the answer. */
+export async function must(method: string, path: string, token: string, body?: unknown): Promise<any> {
+  const r = await api(method, path, token, body);
+  if (r.status < 200 || r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body;
+}
+
+let seq = 0;
+const unique = (p: string) => `${p}-${Date.now().toString(36)}-${(seq++).toString(36)}`;
+
+export interface Shop {
+  tenantId: string;
+  key: string;
+  link: any;
+  /** The hosted page of the link, on the local Worker. */
+  pageUrl: string;
+  coupon: { code: string };
+}
+
+/**
+ * A test tenant through the admin API, a per-seat monthly plan (10.00 EUR a seat, 19 % VAT), a
+ * 20 % coupon for it and a checkout link with an editable quantity and coupons allowed.
+ */
+export async function createShop(options: { forceCompany?: boolean; trialDays?: number; afterCheckout?: Record<string, unknown> } = {}): Promise<Shop> {
+  const created = await must('POST', '/admin/tenants', server().adminToken, {
+    name: 'Browser Shop GmbH',
+    countryCode: 'DE',
+    defaultCurrency: 'EUR',
+    timeZone: 'Europe/Berlin',
+    mode: 'test',
+  });
+  const key: string = created.apiKey.key;
+  const post = (path: string, body: unknown) => must('POST', path, key, body);
+  const family = await post('/product-families', { name: 'Software' });
+  const unit = await post('/units', { name: 'Seat', code: 'seat' });
+  const measurement = await post('/measurements', { unit: unit.id, code: 'seats', aggregationType: 'last_value', type: 'recurring' });
+  const taxGroup = await post('/tax-groups', { type: 'standard' });
+  const product = await post('/catalogue/products', { name: 'Team plan', type: 'product', productFamilies: [family.id], measurement: measurement.id, taxGroup: taxGroup.id });
+  const price = await post('/price-plans', { product: product.id, calculationType: 'per_unit', currencyCode: 'EUR', price: { amount: '10.00' }, billingInterval: '1M' });
+  const code = unique('SAVE20').toUpperCase();
+  await post('/coupons', { code, name: '20 % off', type: 'percentage', percentage: 20, frequency: 'once' });
+  const link = await post('/checkout-links', {
+    slug: unique('team'),
+    items: [{ product: product.id, price: price.id, quantity: 2 }],
+    options: { trialDays: options.trialDays ?? 0, allowCoupons: true, quantityEditable: true, forceCompany: options.forceCompany ?? false },
+    afterCheckout: options.afterCheckout ?? { action: 'confirmation_message', confirmationMessage: 'Welcome aboard!' },
+  });
+  const path = new URL(link.url).pathname;
+  return { tenantId: created.tenant.id, key, link, pageUrl: server().url + path, coupon: { code } };
+}
+
+/** Debian's Chromium (`apt-get install chromium`), headless; root needs --no-sandbox. */
+export async function launchChromium(): Promise<Browser> {
+  const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  const asRoot = process.getuid?.() === 0;
+  return chromium.launch({ executablePath, headless: true, args: asRoot ? ['--no-sandbox'] : [] });
+}
+
+const SHOTS = join(tmpdir(), 'checkout-page-screenshots');
+
+/** A full-page screenshot in the temp directory; its path is printed so a person can look at it. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SHOTS, { recursive: true });
+  const path = join(SHOTS, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  process.stdout.write(`screenshot: ${path}\n`);
+  return path;
+}
+
+/** Polls `read` until `ok` holds (payments are collected by a queue job after the answer). */
+export async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (ok(v) || Date.now() > deadline) return v;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
