@@ -136,6 +136,8 @@ export const CartSchema = z
       forceCompany: z.boolean(),
       quantityEditable: z.boolean(),
       backButton: z.object({ url: z.string(), label: z.string() }).nullable(),
+      /** The `newPaymentMethod.type`s confirm takes for this cart (the testing gateway only for a test tenant). */
+      paymentMethods: z.array(z.enum(['fake_provider', 'sepa_debit', 'bank_transfer'])),
     }),
     /** After this instant without a change the cart is gone (404). */
     expiresAt: z.string(),

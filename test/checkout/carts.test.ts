@@ -22,11 +22,18 @@ describe('public carts', () => {
       customerPrefill: { email: 'ada@example.com', firstName: 'Ada' },
       price: { amountDue: '23.80', netAmount: '20.00', taxAmount: '3.80', currencyCode: 'EUR', taxes: [{ netAmount: '20.00', taxAmount: '3.80', rate: '19' }] },
       items: [{ quantity: 2, price: { totalNetAmount: '20.00', taxRate: '19', recurring: { interval: 'month', intervalCount: 1, recurringAmount: '20.00' } } }],
-      settings: { allowCoupons: true, forceCompany: false },
+      settings: { allowCoupons: true, forceCompany: false, paymentMethods: ['fake_provider', 'sepa_debit', 'bank_transfer'] },
     });
     expect((await cartGet(cart.id)).body).toEqual(cart);
     const [row] = await query<{ tenant_id: string; status: string; amount_due: number }>('SELECT tenant_id, status, amount_due FROM carts WHERE id = ?', cart.id);
     expect(row).toEqual({ tenant_id: t.id, status: 'open', amount_due: 2380 });
+  });
+
+  it('offers the testing gateway to test tenants only', async () => {
+    const live = await createTenant({ mode: 'live' });
+    await checkoutCatalogue(live);
+    const cart = (await openCart(live)).body;
+    expect(cart.settings.paymentMethods).toEqual(['sepa_debit', 'bank_transfer']);
   });
 
   it('reads a change back at once and answers reads from the cart object, not D1', async () => {

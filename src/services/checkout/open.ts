@@ -123,6 +123,7 @@ export async function openCart(env: Env, input: { tenantSlug: string; linkSlug: 
     expiresAt: new Date(Date.now() + CART_TTL_MS).toISOString(),
     currency: items[0]!.price.currencyCode,
     sellerCountry: ctx.tenant.countryCode,
+    testMode: ctx.tenant.mode === 'test',
     timeZone: customer?.timeZone ?? ctx.tenant.timeZone,
     planId: plan?.id ?? null,
     planName: plan?.name ?? null,

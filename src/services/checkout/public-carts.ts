@@ -13,7 +13,7 @@ import { checkAddress, checkEmail, checkPhone } from './buyer';
 import { cartCoupon } from './cart-coupons';
 import { confirm, confirmAsCustomer } from './completion';
 import { openCart as open } from './open';
-import { cartContext, loadCart, loadView, requireOpen, storeChange, type CartState } from './state';
+import { cartContext, loadCart, loadView, loadViewJson, requireOpen, storeChange, type CartState } from './state';
 
 export type { CardPreparation, ConfirmCartInput, ConfirmCartResult, NewInvoiceAddressInput, PublicCart };
 
@@ -40,6 +40,11 @@ export function openCart(env: Env, input: OpenCartInput): Promise<PublicCart> {
 /** The cart as its object holds it: no D1 query while the cart is known to its object. */
 export async function readCart(env: Env, cartId: string): Promise<PublicCart> {
   return loadView(env, cartId);
+}
+
+/** The same read as JSON text, passed through as the object holds it (the public JSON route's answer). */
+export function readCartJson(env: Env, cartId: string): Promise<string> {
+  return loadViewJson(env, cartId);
 }
 
 /** A change of an open cart, priced again and stored; 409 cart-locked once it is confirming or done. */

@@ -52,6 +52,8 @@ export interface CartState {
   expiresAt: string;
   currency: string;
   sellerCountry: string;
+  /** The tenant is in test mode: the testing gateway is offered. */
+  testMode: boolean;
   timeZone: string;
   planId: string | null;
   planName: string | null;
@@ -105,6 +107,7 @@ export function renderCart(state: Omit<CartState, 'view'>, now: Date): { view: P
         forceCompany: state.options.forceCompany,
         quantityEditable: state.options.quantityEditable,
         backButton: back ? { url: back, label: 'Back' } : null,
+        paymentMethods: state.testMode ? ['fake_provider', 'sepa_debit', 'bank_transfer'] : ['sepa_debit', 'bank_transfer'],
       },
       expiresAt: state.expiresAt,
     },
@@ -144,9 +147,14 @@ const stored_ = (state: CartState) => ({ version: state.version, expiresAt: stat
 
 /** The public view of a cart, or 404; the object answers it without a D1 query. */
 export async function loadView(env: Env, cartId: string): Promise<PublicCart> {
+  return JSON.parse(await loadViewJson(env, cartId)) as PublicCart;
+}
+
+/** The cart's view as the JSON text its object holds: what the public read answers, unparsed. */
+export async function loadViewJson(env: Env, cartId: string): Promise<string> {
   if (!CART_ID_PATTERN.test(cartId)) throw ApiError.notFound('Cart');
   const view = await stub(env, cartId).readView(Date.now());
-  return view ? (JSON.parse(view) as PublicCart) : (await loadCart(env, cartId)).view;
+  return view ?? JSON.stringify((await loadCart(env, cartId)).view);
 }
 
 const amountOf = (state: CartState) => toMinorUnitsSafe(state.view.price.amountDue, state.currency);
