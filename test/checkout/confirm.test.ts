@@ -50,6 +50,22 @@ describe('PUT /public/checkout/cart/{id}/confirm', () => {
     expectProblem(await cartPut(cart.id, 'confirm', { email: 'ada@example.com', newInvoiceAddress: GERMAN_ADDRESS, newPaymentMethod: testingCard }), 409, '/problems/cart-locked');
   });
 
+  it('is paid later when its first invoice is paid by bank transfer after completion', async () => {
+    const t = await createTenant();
+    await checkoutCatalogue(t);
+    const cart = (await openCart(t)).body;
+    const res = await cartPut(cart.id, 'confirm', { email: 'later@example.com', newInvoiceAddress: GERMAN_ADDRESS, newPaymentMethod: { type: 'bank_transfer' } });
+    expectStatus(res, 200);
+    expect(res.body.status).toBe('completed');
+    const done = (await cartGet(cart.id)).body;
+    expect((await eventsOf(t, cart.id)).map((e) => e.type)).toEqual(['cart.completed']);
+    expectStatus(await api(`/invoices/${done.invoice}/payments`, { token: t.key, body: { amount: '23.80' } }), 201);
+    const events = (await eventsOf(t, cart.id)).filter((e) => e.type.startsWith('cart.'));
+    expect(events.map((e) => e.type)).toEqual(['cart.completed', 'cart.paid']);
+    expect(events[1]!.data).toEqual(events[0]!.data);
+    expect((await get(t, '/checkout/carts?status=paid')).body.data).toMatchObject([{ id: cart.id, status: 'paid' }]);
+  });
+
   it('completes exactly once when confirmed twice at the same time', async () => {
     const t = await createTenant();
     await checkoutCatalogue(t);

@@ -9,6 +9,7 @@ import type { ServiceContext } from '../context';
 import { newId } from '../../lib/ids';
 import { commitInvoiceChange } from './write';
 import { settleDunningStatements } from '../dunning/documents';
+import { cartPaidStatements } from '../checkout/paid-later';
 import { loadInvoice } from './read';
 import { type InvoiceAggregate, type InvoiceRow } from './render';
 import { OPEN, money, requireStatus } from './operations';
@@ -52,9 +53,10 @@ export function paymentChange(ctx: ServiceContext, before: InvoiceAggregate, p: 
   const payment = { id: newId(), tenantId: ctx.tenant.id, invoiceId: row.id, createdAt: ctx.now.toISOString(), ...p };
   const changes: Partial<InvoiceRow> = settled ? { paidAmount, status: 'STATUS_PAID', payDate: p.paymentDate } : { paidAmount };
   const events: EventType[] = settled ? ['invoice.updated', 'invoice.paid'] : ['invoice.updated'];
-  // Paid in full, on whatever path: its dunning ends (docs/decisions.md, Dunning). Bulk writers
+  // Paid in full, on whatever path: its dunning ends (docs/decisions.md, Dunning), a checkout cart
+  // it was the first invoice of is paid (Checkout). Bulk writers
   // (bank matching) insert the payment their own way and take `settlement` as it is.
-  const settlement = settled ? settleDunningStatements(ctx, row, before.openDunning ?? []) : [];
+  const settlement = settled ? [...settleDunningStatements(ctx, row, before.openDunning ?? []), ...(row.sourceType === 'cart' ? cartPaidStatements(ctx, row.id) : [])] : [];
   const statements: BatchItem<'sqlite'>[] = [ctx.db.insert(invoicePayments).values(payment), ...settlement];
   return { changes, events, statements, settlement, payment };
 }
