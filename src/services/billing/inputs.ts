@@ -50,24 +50,25 @@ export function toPlanSubscription(agg: SubscriptionAggregate): PlanSubscription
   };
 }
 
-/** A subscription's active coupons as `applyCoupons` takes them (fixed amounts in major units). */
+/** A stored coupon's terms as `applyCoupons` takes them (fixed amounts in major units). */
+export function couponTerms(c: SubscriptionAggregate['discounts'][number]['c']): Omit<CouponInput, 'id' | 'appliedIntervals'> {
+  return {
+    type: c.type,
+    percentage: c.percentage ?? undefined,
+    fixedAmount: c.fixedAmount !== null && c.fixedAmountCurrency ? fromMinorUnits(c.fixedAmount, c.fixedAmountCurrency).toString() : undefined,
+    currency: c.fixedAmountCurrency ?? undefined,
+    frequency: c.frequency,
+    frequencyInterval: c.frequencyInterval ?? undefined,
+    limitedToProducts: c.limitedToProducts,
+    excludedFromProducts: c.excludedFromProducts,
+    limitedToPlans: c.limitedToPlans,
+    excludedFromPlans: c.excludedFromPlans,
+  };
+}
+
+/** A subscription's active coupons as `applyCoupons` takes them. */
 export function couponInputs(discounts: SubscriptionAggregate['discounts']): CouponInput[] {
-  return discounts
-    .filter(({ d }) => d.status === 'active')
-    .map(({ d, c }) => ({
-      id: d.id,
-      type: c.type,
-      percentage: c.percentage ?? undefined,
-      fixedAmount: c.fixedAmount !== null && c.fixedAmountCurrency ? fromMinorUnits(c.fixedAmount, c.fixedAmountCurrency).toString() : undefined,
-      currency: c.fixedAmountCurrency ?? undefined,
-      frequency: c.frequency,
-      frequencyInterval: c.frequencyInterval ?? undefined,
-      appliedIntervals: d.appliedIntervals,
-      limitedToProducts: c.limitedToProducts,
-      excludedFromProducts: c.excludedFromProducts,
-      limitedToPlans: c.limitedToPlans,
-      excludedFromPlans: c.excludedFromPlans,
-    }));
+  return discounts.filter(({ d }) => d.status === 'active').map(({ d, c }) => ({ id: d.id, appliedIntervals: d.appliedIntervals, ...couponTerms(c) }));
 }
 
 /**

@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { fromMinorUnits } from '../../billing/money';
+import { couponTerms } from '../billing/inputs';
 import { outer } from '../../db/client';
 import { coupons } from '../../db/schema';
 import { ApiError, Violations } from '../../http/errors';
@@ -44,17 +44,6 @@ export async function cartCoupon(ctx: ServiceContext, state: CartState, code: st
     id: c.id,
     code: c.code,
     name: c.name,
-    input: {
-      type: c.type,
-      percentage: c.percentage ?? undefined,
-      fixedAmount: c.fixedAmount !== null && c.fixedAmountCurrency ? fromMinorUnits(c.fixedAmount, c.fixedAmountCurrency).toString() : undefined,
-      currency: c.fixedAmountCurrency ?? undefined,
-      frequency: c.frequency,
-      frequencyInterval: c.frequencyInterval ?? undefined,
-      limitedToProducts: c.limitedToProducts,
-      excludedFromProducts: c.excludedFromProducts,
-      limitedToPlans: c.limitedToPlans,
-      excludedFromPlans: c.excludedFromPlans,
-    },
+    input: couponTerms(c),
   };
 }
