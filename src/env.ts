@@ -58,8 +58,10 @@ export interface PaymentJob {
   invoiceId: string;
 }
 
-/** A queue message: render and store one finalized document's files. */
-export interface DocumentJob {
+/** A queue message: render and store one finalized document's files, or render and mail a dunning document. */
+export type DocumentJob = InvoiceRenderJob | { tenantId: string; dunningDocumentId: string };
+
+export interface InvoiceRenderJob {
   tenantId: string;
   invoiceId: string;
 }

@@ -37,13 +37,15 @@ export interface DunningHistory {
   currencyCode: string;
   grossAmount: number;
   paidAmount: number;
+  /** What credit notes took off the invoice (positive): not owed. */
+  creditedAmount: number;
   /** Documents made so far, every status (a cancelled level is not made again). */
   documents: readonly { level: number; dueDate: string; feeAmount: number; status: 'open' | 'paid' | 'cancelled' }[];
 }
 
 export interface DunningLine {
   type: 'invoice' | 'dunning_fee';
-  /** Minor units. */
+  /** Minor units; of the invoice: its gross less what credit notes took off. */
   amount: number;
   /** Of a fee: the level whose document charged it. */
   level?: number;
@@ -83,7 +85,8 @@ export function ruleFee(rule: DunningRuleInput, currency: string): number {
  * after a long pause catches up one level at a time (each document gets its own days to pay).
  */
 export function nextDunningStep<R extends DunningRuleInput>(rules: readonly R[], h: DunningHistory, now: Date): DunningStep<R> | null {
-  const open = h.grossAmount - h.paidAmount;
+  const owed = h.grossAmount - h.creditedAmount;
+  const open = owed - h.paidAmount;
   if (open <= 0) return null;
   const sorted = [...rules].sort((a, b) => a.level - b.level);
   const latest = h.documents.reduce<DunningHistory['documents'][number] | null>((top, d) => (!top || d.level > top.level ? d : top), null);
@@ -97,7 +100,7 @@ export function nextDunningStep<R extends DunningRuleInput>(rules: readonly R[],
     .filter((d) => d.status !== 'cancelled' && d.feeAmount > 0)
     .sort((a, b) => a.level - b.level)
     .map((d): DunningLine => ({ type: 'dunning_fee', amount: d.feeAmount, level: d.level }));
-  const lines: DunningLine[] = [{ type: 'invoice', amount: h.grossAmount }, ...earlierFees, ...(feeAmount > 0 ? [{ type: 'dunning_fee' as const, amount: feeAmount, level: rule.level }] : [])];
+  const lines: DunningLine[] = [{ type: 'invoice', amount: owed }, ...earlierFees, ...(feeAmount > 0 ? [{ type: 'dunning_fee' as const, amount: feeAmount, level: rule.level }] : [])];
   const fees = lines.filter((l) => l.type === 'dunning_fee').reduce((sum, l) => sum + l.amount, 0);
   return {
     rule,

@@ -6,6 +6,7 @@ import { importRates } from '../services/billing/exchange-rates';
 import { createServiceContext, platformPorts } from '../services/context';
 import { sweepDeliveries } from '../events/delivery';
 import { sweepUnrendered } from '../services/documents/jobs';
+import { sweepUndeliveredDunning } from '../services/dunning/delivery';
 import { sweepAllCollections } from '../services/payments/collection-jobs';
 import { expirePaymentMethods } from '../services/payments/methods-expiry';
 import { syncAllOpenBankingAccounts } from '../services/payments/open-banking';
@@ -60,6 +61,9 @@ export async function dispatchBilling(env: Env): Promise<number> {
   return due.length;
 }
 
+/** Tenants whose dunning runs the nightly job starts at once. */
+const DUNNING_TENANTS_AT_ONCE = 6;
+
 /** Runs dunning in the TenantObject of every tenant with open invoices past their due date, each at its own now. */
 export async function dispatchDunning(env: Env): Promise<number> {
   const db = createDb(env.DB);
@@ -76,13 +80,14 @@ export async function dispatchDunning(env: Env): Promise<number> {
         sql`${invoices.dueDate} < COALESCE(${tenants.testClockNow}, ${systemNow().toISOString()})`,
       ),
     );
+  // A few tenants at a time: each run is its own object's work, with a bounded part done inline.
   let issued = 0;
-  for (const { tenantId } of due) {
-    try {
-      issued += (await env.TENANT.getByName(tenantId).runDunning(tenantId, {})).issued;
-    } catch (err) {
-      logError({ job: 'dunning', tenantId }, err);
-    }
+  for (let i = 0; i < due.length; i += DUNNING_TENANTS_AT_ONCE) {
+    const runs = await Promise.allSettled(due.slice(i, i + DUNNING_TENANTS_AT_ONCE).map(({ tenantId }) => env.TENANT.getByName(tenantId).runDunning(tenantId, {})));
+    runs.forEach((r, j) => {
+      if (r.status === 'fulfilled') issued += r.value.issued;
+      else logError({ job: 'dunning', tenantId: due[i + j]!.tenantId }, r.reason);
+    });
   }
   return issued;
 }
@@ -100,6 +105,8 @@ export async function runScheduled(controller: ScheduledController, env: Env): P
     console.log(JSON.stringify({ level: 'info', job: 'render-sweeper', queued: renders }));
     const collections = await sweepAllCollections(env);
     console.log(JSON.stringify({ level: 'info', job: 'collection-sweeper', moved: collections }));
+    const reminders = await sweepUndeliveredDunning(env);
+    console.log(JSON.stringify({ level: 'info', job: 'dunning-delivery-sweeper', queued: reminders }));
   }
   if (controller.cron === '0 3 * * *') {
     try {
@@ -112,9 +119,9 @@ export async function runScheduled(controller: ScheduledController, env: Env): P
     console.log(JSON.stringify({ level: 'info', job: 'open-banking-sync', ...banking }));
     const expired = await expireAllPaymentMethods(env);
     console.log(JSON.stringify({ level: 'info', job: 'payment-method-expiry', expired }));
-    const dunning = await dispatchDunning(env);
-    console.log(JSON.stringify({ level: 'info', job: 'dunning', issued: dunning }));
     const purged = await purgeExpiredIdempotencyKeys(env);
     console.log(JSON.stringify({ level: 'info', job: 'purge-idempotency-keys', purged }));
+    const dunning = await dispatchDunning(env);
+    console.log(JSON.stringify({ level: 'info', job: 'dunning', issued: dunning }));
   }
 }

@@ -10,7 +10,7 @@ const rule = (level: number, type: 'reminder' | 'dunning', daysOverdue: number, 
 const RULES = [rule(1, 'reminder', 7), rule(2, 'dunning', 7, 500), rule(3, 'dunning', 7, 1000)];
 const due = '2026-03-16T09:00:00.000Z';
 const at = (days: number) => new Date(Date.parse(due) + days * 86_400_000);
-const history = (over: Partial<DunningHistory> = {}): DunningHistory => ({ invoiceDueDate: due, currencyCode: 'EUR', grossAmount: 10000, paidAmount: 0, documents: [], ...over });
+const history = (over: Partial<DunningHistory> = {}): DunningHistory => ({ invoiceDueDate: due, currencyCode: 'EUR', grossAmount: 10000, paidAmount: 0, creditedAmount: 0, documents: [], ...over });
 const doc = (level: number, dueDays: number, feeAmount = 0, status: 'open' | 'paid' | 'cancelled' = 'open') => ({ level, dueDate: at(dueDays).toISOString(), feeAmount, status });
 
 describe('nextDunningStep', () => {
@@ -29,6 +29,8 @@ describe('nextDunningStep', () => {
     { name: 'one level per run after a long pause', h: history(), now: at(400), expected: { level: 1, feeAmount: 0, amountDue: 10000, dueDate: at(407).toISOString() } },
     { name: 'nothing after the last level', h: history({ documents: [doc(1, 14), doc(2, 28, 500), doc(3, 42, 1000)] }), now: at(400), expected: null },
     { name: 'nothing when paid', h: history({ paidAmount: 10000 }), now: at(30), expected: null },
+    { name: 'nothing when a credit note took off what was not paid', h: history({ paidAmount: 6000, creditedAmount: 4000 }), now: at(30), expected: null },
+    { name: 'a credit note lowers what is asked for', h: history({ paidAmount: 1000, creditedAmount: 4000 }), now: at(7), expected: { level: 1, feeAmount: 0, amountDue: 5000, dueDate: at(14).toISOString() } },
     { name: 'a fee in another currency is not charged', rules: [rule(1, 'dunning', 0, 500, 'USD')], h: history(), now: at(1), expected: { level: 1, feeAmount: 0, amountDue: 10000, dueDate: at(8).toISOString() } },
     { name: 'a gap in the levels: the next rule above the highest level made', rules: [rule(1, 'reminder', 7), rule(3, 'dunning', 7, 200)], h: history({ documents: [doc(1, 14)] }), now: at(21), expected: { level: 3, feeAmount: 200, amountDue: 10200, dueDate: at(28).toISOString(), fees: [200] } },
   ];
@@ -37,7 +39,7 @@ describe('nextDunningStep', () => {
     if (expected === null) return expect(step).toBeNull();
     expect(step).toMatchObject({ level: expected.level, feeAmount: expected.feeAmount, amountDue: expected.amountDue, dueDate: expected.dueDate, documentDate: now.toISOString() });
     expect(step!.lines.filter((l) => l.type === 'dunning_fee').map((l) => l.amount)).toEqual(expected.fees ?? []);
-    expect(step!.lines[0]).toEqual({ type: 'invoice', amount: h.grossAmount });
+    expect(step!.lines[0]).toEqual({ type: 'invoice', amount: h.grossAmount - h.creditedAmount });
   });
 
   it('the default set: reminder 7 days after the due date, letters 14 and 28 days after the previous due date, the last one last', () => {

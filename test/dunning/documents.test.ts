@@ -5,7 +5,7 @@ import { api, eventsOf, get, post, put, query } from '../support/api';
 import { createCustomer, createTenant, setClock } from '../support/builders';
 import { paymentSettings } from '../payments/builders';
 import { camt053 } from '../payments/camt';
-import { day, documentsOf, hundredEuroInvoice, moveTo, scenarioRules, setDunningDisabled } from './builders';
+import { day, documentsOf, hundredEuroInvoice, moveTo, pay, scenarioRules, setDunningDisabled } from './builders';
 
 // Dunning documents: one per invoice and level whatever runs at once, consecutive numbers, the
 // customer's own view, cancelling, pausing and resuming, and every way an invoice stops being dunned.
@@ -27,6 +27,40 @@ describe('dunning documents', () => {
     // The default set: the reminder is the only level due on day 21.
     expect(rows.every((r) => r.level === 1)).toBe(true);
     expect((await eventsOf(t)).filter((e) => e.type === 'dunning_document.created')).toHaveLength(4);
+  });
+
+  it('asks only for what credit notes left: paying the rest settles the invoice, a part left is reminded less the credit', async () => {
+    const t = await createTenant();
+    await moveTo(t, 0);
+    const c = await createCustomer(t);
+    const settled = await hundredEuroInvoice(t, c.id);
+    const reminded = await hundredEuroInvoice(t, c.id);
+    // 33.61 net + 19 % = 40.00 credited on each.
+    for (const inv of [settled, reminded]) expect((await post(t, `/invoices/${inv.id}/credit`, { positions: [{ name: 'Goodwill', unitPrice: '33.61', taxRate: '19' }] })).status).toBe(201);
+    expect((await pay(t, settled.id, '60.00')).status).toBe(201);
+    expect((await get(t, `/invoices/${settled.id}`)).body.status).toBe('STATUS_PAID');
+    expect((await pay(t, reminded.id, '10.00')).status).toBe(201);
+    await moveTo(t, 21);
+    expect(await documentsOf(t, settled.id)).toEqual([]);
+    const [doc] = await documentsOf(t, reminded.id);
+    expect(doc).toMatchObject({ openAmount: { amount: '50.00' }, amountDue: { amount: '50.00' } });
+    expect(doc.positions).toEqual([{ type: 'invoice', name: `Rechnung ${reminded.number} vom 02.03.2026 abzüglich Gutschriften`, amount: { amount: '60.00', currencyCode: 'EUR' }, level: null }]);
+    // Paying the 50.00 left settles it, and its reminder with it.
+    expect((await pay(t, reminded.id, '50.00')).status).toBe(201);
+    expect((await documentsOf(t, reminded.id)).map((d) => d.status)).toEqual(['paid']);
+  });
+
+  it('mails a few documents in the run and the rest through the documents queue', async () => {
+    const t = await createTenant();
+    await moveTo(t, 0);
+    const c = await createCustomer(t);
+    for (let i = 0; i < 12; i++) await hundredEuroInvoice(t, c.id);
+    await moveTo(t, 21);
+    const sent = async () => (await query<{ n: number }>(`SELECT count(*) AS n FROM dunning_documents WHERE tenant_id = ? AND sent_at IS NOT NULL`, t.id))[0]!.n;
+    expect(await sent()).toBeGreaterThanOrEqual(10);
+    for (let i = 0; i < 100 && (await sent()) < 12; i++) await new Promise((r) => setTimeout(r, 200));
+    expect(await sent()).toBe(12);
+    expect((await query<{ n: number }>(`SELECT count(*) AS n FROM outgoing_mails WHERE tenant_id = ?`, t.id))[0]!.n).toBe(12);
   });
 
   it('runs every night for each tenant at its own time', async () => {

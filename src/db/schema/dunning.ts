@@ -84,6 +84,8 @@ export const dunningDocuments = sqliteTable(
     /** The rendered PDF (media id); set once. */
     fileId: text('file_id'),
     sentAt: text('sent_at'),
+    /** Failed renders or mails; the sweeper stops after a few. */
+    deliveryAttempts: integer('delivery_attempts').notNull().default(0),
     createdAt: text('created_at').notNull(),
     updatedAt: text('updated_at').notNull(),
   },
@@ -92,5 +94,7 @@ export const dunningDocuments = sqliteTable(
     uniqueIndex('dunning_documents_number_seq_uq').on(t.tenantId, t.type, t.numberSeq),
     index('dunning_documents_customer_idx').on(t.tenantId, t.customerId, t.createdAt),
     index('dunning_documents_status_idx').on(t.tenantId, t.status, t.createdAt),
+    // Documents still to be rendered and mailed.
+    index('dunning_documents_unsent_idx').on(t.sentAt, t.status, t.createdAt),
   ],
 );

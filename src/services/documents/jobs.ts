@@ -1,7 +1,8 @@
 import { and, asc, eq, isNotNull, isNull, lt } from 'drizzle-orm';
 import { createDb } from '../../db/client';
 import { invoices, tenants } from '../../db/schema';
-import type { DocumentJob, Env } from '../../env';
+import type { DocumentJob, Env, InvoiceRenderJob } from '../../env';
+import { deliveryJob } from '../dunning/delivery';
 import { createServiceContext } from '../context';
 import { ApiError } from '../../http/errors';
 import { ensureRendered, recordRenderFailure, RENDER_FAILED } from './render';
@@ -35,7 +36,7 @@ export async function requestRendering(env: Env, jobs: readonly DocumentJob[], o
 }
 
 /** Renders one document for its tenant; a failure is recorded on the document, not thrown. */
-export async function renderJob(env: Env, job: DocumentJob): Promise<'rendered' | 'failed' | 'gone'> {
+export async function renderJob(env: Env, job: InvoiceRenderJob): Promise<'rendered' | 'failed' | 'gone'> {
   const db = createDb(env.DB);
   const tenant = await db.select().from(tenants).where(eq(tenants.id, job.tenantId)).get();
   if (!tenant) return 'gone';
@@ -55,7 +56,9 @@ export async function renderJob(env: Env, job: DocumentJob): Promise<'rendered' 
 /** The documents queue's consumer: every message is acknowledged; failures wait for the sweeper. */
 export async function consumeDocumentJobs(batch: MessageBatch<DocumentJob>, env: Env): Promise<void> {
   for (const message of batch.messages) {
-    if (typeof message.body?.tenantId === 'string' && typeof message.body.invoiceId === 'string') await renderJob(env, message.body);
+    const job = message.body;
+    if (typeof job?.tenantId === 'string' && 'invoiceId' in job && typeof job.invoiceId === 'string') await renderJob(env, job);
+    else if (typeof job?.tenantId === 'string' && 'dunningDocumentId' in job && typeof job.dunningDocumentId === 'string') await deliveryJob(env, job);
     message.ack();
   }
 }

@@ -1,4 +1,9 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, asc, eq, isNull, lt, sql } from 'drizzle-orm';
+import { createDb, inJson } from '../../db/client';
+import type { Env } from '../../env';
+import { systemNow } from '../../lib/clock';
+import { createServiceContext } from '../context';
+import { requestRendering } from '../documents/jobs';
 import { currencyScale, formatDecimal, fromMinorUnits } from '../../billing/money';
 import { localDay } from '../../billing/periods';
 import { customerEmailAddresses, customers, dunningDocuments, dunningRules, invoices, media, paymentMethods, tenants } from '../../db/schema';
@@ -19,8 +24,17 @@ import { dunningTexts, fillPlaceholders, placeholderValues } from './texts';
 // A dunning document's PDF (rendered once, stored in R2 like an invoice's) and its mail through the
 // mail interface, with the invoice's PDF attached when the rule says so (docs/decisions.md, Dunning).
 
-/** Documents a run renders and mails at most besides the ones it issued (the rest wait for the next run). */
-const PENDING_PER_RUN = 50;
+/**
+ * Documents a run renders and mails itself (a PDF each, perhaps the invoice's too): enough for a
+ * test clock's scenario, few enough for one Durable Object call. The rest go to the documents queue.
+ */
+export const INLINE_DELIVERIES = 10;
+
+/** Failed renders or mails of a document before the sweeper leaves it alone (it is logged each time). */
+export const MAX_DELIVERY_ATTEMPTS = 5;
+
+/** A document waits this long for its queued delivery before the sweeper queues it again. */
+const REQUEUE_AFTER_MS = 15 * 60_000;
 
 /** The document model of a dunning document: the open invoice and the fees as lines, no VAT (fees are damages, not supplies). */
 export async function dunningDocumentModel(ctx: ServiceContext, doc: DunningDocumentRow): Promise<DocumentModel> {
@@ -107,7 +121,8 @@ export async function deliverDunningDocument(ctx: ServiceContext, documentId: st
   const t = ctx.tenant.id;
   try {
     let doc = await ctx.db.select().from(dunningDocuments).where(and(eq(dunningDocuments.tenantId, t), eq(dunningDocuments.id, documentId))).get();
-    if (!doc || doc.sentAt) return false;
+    // Paid, cancelled or withdrawn meanwhile: nobody is reminded of money no longer asked for.
+    if (!doc || doc.sentAt || doc.status !== 'open') return false;
     if (!doc.fileId) {
       const pdf = await renderPdf(await dunningDocumentModel(ctx, doc), pdfAssets);
       const file = await storeFile(ctx, {
@@ -130,7 +145,7 @@ export async function deliverDunningDocument(ctx: ServiceContext, documentId: st
     const claimed = await ctx.db
       .update(dunningDocuments)
       .set({ sentAt: ctx.now.toISOString() })
-      .where(and(eq(dunningDocuments.tenantId, t), eq(dunningDocuments.id, doc.id), isNull(dunningDocuments.sentAt)))
+      .where(and(eq(dunningDocuments.tenantId, t), eq(dunningDocuments.id, doc.id), isNull(dunningDocuments.sentAt), eq(dunningDocuments.status, 'open')))
       .returning({ id: dunningDocuments.id });
     if (claimed.length === 0) return false;
     try {
@@ -142,8 +157,51 @@ export async function deliverDunningDocument(ctx: ServiceContext, documentId: st
     return true;
   } catch (err) {
     logError({ job: 'dunning-delivery', tenantId: t, documentId }, err);
+    await ctx.db
+      .update(dunningDocuments)
+      .set({ deliveryAttempts: sql`${dunningDocuments.deliveryAttempts} + 1` })
+      .where(and(eq(dunningDocuments.tenantId, t), eq(dunningDocuments.id, documentId)));
     return false;
   }
+}
+
+/** The documents queue's dunning job: one document rendered and mailed for its tenant. */
+export async function deliveryJob(env: Env, job: { tenantId: string; dunningDocumentId: string }): Promise<boolean> {
+  const db = createDb(env.DB);
+  const tenant = await db.select().from(tenants).where(eq(tenants.id, job.tenantId)).get();
+  return tenant ? deliverDunningDocument(createServiceContext({ env, db, tenant }), job.dunningDocumentId) : false;
+}
+
+/**
+ * Delivers the first `inline` of these documents now and queues the rest (without a background
+ * queue they wait for the next run, which delivers what is pending first).
+ */
+export async function deliverIssued(ctx: ServiceContext, documentIds: readonly string[], inline: number): Promise<void> {
+  for (const id of documentIds.slice(0, inline)) await deliverDunningDocument(ctx, id);
+  await requestRendering(
+    ctx.env,
+    documentIds.slice(inline).map((dunningDocumentId) => ({ tenantId: ctx.tenant.id, dunningDocumentId })),
+  );
+}
+
+/** The cron's sweep: open documents of every tenant still unsent a while after they were made, queued again. */
+export async function sweepUndeliveredDunning(env: Env, limit = 200): Promise<number> {
+  const db = createDb(env.DB);
+  const due = await db
+    .select({ tenantId: dunningDocuments.tenantId, dunningDocumentId: dunningDocuments.id })
+    .from(dunningDocuments)
+    .where(
+      and(
+        isNull(dunningDocuments.sentAt),
+        eq(dunningDocuments.status, 'open'),
+        lt(dunningDocuments.deliveryAttempts, MAX_DELIVERY_ATTEMPTS),
+        lt(dunningDocuments.createdAt, new Date(systemNow().getTime() - REQUEUE_AFTER_MS).toISOString()),
+      ),
+    )
+    .orderBy(asc(dunningDocuments.createdAt))
+    .limit(limit);
+  await requestRendering(env, due);
+  return due.length;
 }
 
 /** The mail of a document: to the customer's invoice address (else its default), the PDF attached, and the invoice's when the rule says so. */
@@ -183,14 +241,24 @@ async function dunningMail(ctx: ServiceContext, doc: DunningDocumentRow) {
   return { tenantId: t, to, subject: fillPlaceholders(texts.emailSubject, values), body: fillPlaceholders(texts.emailBody, values), attachments };
 }
 
-/** Open documents not yet mailed (a render or send failed earlier), a few per run. */
-export async function deliverPendingDunning(ctx: ServiceContext): Promise<number> {
+/** The tenant's open documents not yet mailed (a render or send failed, or their job is still queued), oldest first, a few per run. */
+export async function deliverPendingDunning(ctx: ServiceContext, limit: number, except: readonly string[] = []): Promise<number> {
+  if (limit <= 0) return 0;
   const pending = await ctx.db
     .select({ id: dunningDocuments.id })
     .from(dunningDocuments)
-    .where(and(eq(dunningDocuments.tenantId, ctx.tenant.id), eq(dunningDocuments.status, 'open'), isNull(dunningDocuments.sentAt)))
-    .limit(PENDING_PER_RUN);
-  let sent = 0;
-  for (const p of pending) if (await deliverDunningDocument(ctx, p.id)) sent++;
-  return sent;
+    .where(
+      and(
+        eq(dunningDocuments.tenantId, ctx.tenant.id),
+        eq(dunningDocuments.status, 'open'),
+        isNull(dunningDocuments.sentAt),
+        lt(dunningDocuments.deliveryAttempts, MAX_DELIVERY_ATTEMPTS),
+        except.length ? sql`NOT (${inJson(dunningDocuments.id, [...except])})` : undefined,
+      ),
+    )
+    .orderBy(asc(dunningDocuments.createdAt))
+    .limit(limit);
+  for (const p of pending) await deliverDunningDocument(ctx, p.id);
+  // What the run's own documents have left of its inline budget.
+  return pending.length;
 }

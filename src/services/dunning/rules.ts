@@ -56,18 +56,18 @@ function renderRule(r: Omit<RuleRow, 'tenantId' | 'id' | 'createdAt' | 'updatedA
 
 const DEFAULT_RESOURCES = DEFAULT_DUNNING_RULES.map((d) => renderRule({ ...d, texts: {}, emailTemplate: null, documentTemplate: null, createdAt: null, updatedAt: null }));
 
-/** The fee of a write in minor units and its currency; violations for amounts that cannot be billed. */
+/**
+ * The fee of a write in minor units and its currency; violations for amounts that cannot be billed.
+ * `dunningFeeCents`, when given, is the fee; `dunningFee` gives the currency, and the amount when
+ * there are no cents (so a merge patch of either field works on the stored rule, which shows both).
+ */
 function feeOf(input: DunningRuleWrite, v?: Violations): { amount: number; currency: string } {
   const money = input.dunningFee ?? null;
   const currency = money?.currencyCode ?? 'EUR';
   let amount = input.dunningFeeCents ?? 0;
-  if (money) {
+  if (money && input.dunningFeeCents == null) {
     if (!roundMoney(money.amount, currency).eq(new Dec(money.amount))) v?.add('dunningFee.amount', `Has more decimals than ${currency} allows.`, 'too_many_decimals');
-    else {
-      const fromMoney = toMinorUnitsSafe(money.amount, currency);
-      if (input.dunningFeeCents != null && input.dunningFeeCents !== fromMoney) v?.add('dunningFeeCents', 'Must state the same fee as dunningFee.', 'fee_mismatch');
-      amount = fromMoney;
-    }
+    else amount = toMinorUnitsSafe(money.amount, currency);
   }
   if (amount < 0) v?.add(money ? 'dunningFee.amount' : 'dunningFeeCents', 'Must not be negative.', 'too_small');
   if (amount > 0 && input.type !== 'dunning') v?.add(money ? 'dunningFee' : 'dunningFeeCents', 'Only dunning letters charge a fee; a reminder is free.', 'fee_not_allowed');
@@ -104,6 +104,7 @@ export const dunningRuleService = resourceService({
     daysOverdue: r.daysOverdue,
     dueInDays: r.dueInDays,
     dunningFee: { amount: moneyOf(r.feeAmount, r.feeCurrencyCode).amount, currencyCode: r.feeCurrencyCode },
+    dunningFeeCents: null,
     texts: r.texts,
     emailTemplate: r.emailTemplate,
     documentTemplate: r.documentTemplate,

@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { nextDunningStep, type DunningStep } from '../../billing/dunning';
 import { nextUpdatedAt } from '../../db/commit';
+import { inJson } from '../../db/client';
 import { dunningDocuments, invoices, subscriptions, tenants } from '../../db/schema';
 import type { DocumentLanguage } from '../../documents/model';
 import { EVENT_VERSION } from '../../events/catalogue';
@@ -14,7 +15,7 @@ import { aggregatesOf, renderLoaded } from '../invoices/read';
 import type { InvoiceAggregate } from '../invoices/render';
 import { loadSettings } from '../platform/settings';
 import { pauseSubscription } from '../subscriptions/lifecycle';
-import { deliverDunningDocument, deliverPendingDunning } from './delivery';
+import { deliverIssued, deliverPendingDunning, INLINE_DELIVERIES } from './delivery';
 import { renderDunningDocument, type DunningDocumentRow } from './documents';
 import { rulesInForce } from './rules';
 import { DUNNING_LINE_NAMES, dunningTexts, fillPlaceholders, placeholderValues } from './texts';
@@ -36,7 +37,7 @@ interface RunInput {
 }
 
 /** Open invoices the run looks at, by due date; money on its way or a planned retry holds dunning back. */
-function candidates(ctx: ServiceContext, after: { dueDate: string; id: string } | null, invoiceId: string | undefined) {
+function candidates(ctx: ServiceContext, after: { dueDate: string; id: string } | null, invoiceId: string | undefined, lastLevel: number) {
   const t = ctx.tenant.id;
   return ctx.db
     .select()
@@ -47,7 +48,10 @@ function candidates(ctx: ServiceContext, after: { dueDate: string; id: string } 
         inArray(invoices.status, ['STATUS_UNPAID', 'STATUS_REMINDED']),
         eq(invoices.type, 'TYPE_INVOICE'),
         eq(invoices.dunningDisabled, false),
-        sql`${invoices.grossAmount} > ${invoices.paidAmount}`,
+        // Money still owed: credit notes take their part off; and a level still to come.
+        sql`${invoices.grossAmount} - ${invoices.paidAmount} > coalesce((SELECT sum(-c.gross_amount) FROM invoices c WHERE c.tenant_id = ${t}
+          AND c.referenced_invoice_id = ${invoices.id} AND c.type = 'TYPE_CREDIT' AND c.status <> 'STATUS_DRAFT'), 0)`,
+        sql`${invoices.dunningLevel} < ${lastLevel}`,
         sql`${invoices.dueDate} < ${ctx.now.toISOString()}`,
         invoiceId ? eq(invoices.id, invoiceId) : undefined,
         after ? sql`(${invoices.dueDate}, ${invoices.id}) > (${after.dueDate}, ${after.id})` : undefined,
@@ -76,7 +80,7 @@ export async function runDunningFor(ctx: ServiceContext, options: { invoiceId?: 
   };
   const issued: string[] = [];
   for (let after: { dueDate: string; id: string } | null = null; ; ) {
-    const rows = await candidates(ctx, after, options.invoiceId);
+    const rows = await candidates(ctx, after, options.invoiceId, Math.max(...rules.map((r) => r.level)));
     if (rows.length === 0) break;
     summary.examined += rows.length;
     const last = rows[rows.length - 1]!;
@@ -84,12 +88,16 @@ export async function runDunningFor(ctx: ServiceContext, options: { invoiceId?: 
     const ids = rows.map((r) => r.id);
     const [aggregates, history] = await Promise.all([
       aggregatesOf(ctx, rows),
-      ctx.db.select().from(dunningDocuments).where(and(eq(dunningDocuments.tenantId, ctx.tenant.id), inArray(dunningDocuments.invoiceId, ids))),
+      ctx.db.select().from(dunningDocuments).where(and(eq(dunningDocuments.tenantId, ctx.tenant.id), inJson(dunningDocuments.invoiceId, ids))),
     ]);
     for (const row of rows) {
       const agg = aggregates.get(row.id)!;
       const documents = history.filter((d) => d.invoiceId === row.id);
-      const step = nextDunningStep(rules, { invoiceDueDate: row.dueDate!, currencyCode: row.currencyCode, grossAmount: row.grossAmount, paidAmount: row.paidAmount, documents }, ctx.now);
+      const step = nextDunningStep(
+        rules,
+        { invoiceDueDate: row.dueDate!, currencyCode: row.currencyCode, grossAmount: row.grossAmount, paidAmount: row.paidAmount, creditedAmount: agg.credited ?? 0, documents },
+        ctx.now,
+      );
       if (!step) continue;
       try {
         const documentId = await issue(ctx, agg, step, input);
@@ -103,9 +111,10 @@ export async function runDunningFor(ctx: ServiceContext, options: { invoiceId?: 
     if (rows.length < BATCH) break;
   }
   summary.issued = issued.length;
-  for (const id of issued) await deliverDunningDocument(ctx, id);
-  // Documents an earlier run could not render or mail.
-  await deliverPendingDunning(ctx);
+  // What earlier runs left unsent first (oldest first), then this run's documents; beyond a few,
+  // the documents queue renders and mails them.
+  const earlier = await deliverPendingDunning(ctx, INLINE_DELIVERIES, issued);
+  await deliverIssued(ctx, issued, INLINE_DELIVERIES - earlier);
   return summary;
 }
 
@@ -118,7 +127,8 @@ async function issue(ctx: ServiceContext, agg: InvoiceAggregate, step: DunningSt
   const invoiceNumber = row.number ?? '';
   const values = placeholderValues({ language, timeZone: tz, currencyCode: row.currencyCode, invoiceNumber, invoiceDate: row.finalizationDate ?? row.createdAt, dueDate: step.dueDate, amountDue: step.amountDue, level: step.level, seller: input.seller });
   const names = DUNNING_LINE_NAMES[language];
-  const positions = step.lines.map((l) => ({ ...l, name: l.type === 'invoice' ? names.invoice(invoiceNumber, values.invoiceDate!) : names.fee(l.level!) }));
+  const credited = (agg.credited ?? 0) > 0;
+  const positions = step.lines.map((l) => ({ ...l, name: l.type === 'invoice' ? names.invoice(invoiceNumber, values.invoiceDate!, credited) : names.fee(l.level!) }));
   const texts = dunningTexts(step.rule.texts, step.rule.type, language);
   const address = (row.invoiceAddress ?? {}) as Record<string, string | null | undefined>;
   const person = [address.firstName ?? customer.firstName, address.lastName ?? customer.lastName].filter(Boolean).join(' ');
@@ -160,6 +170,7 @@ async function issue(ctx: ServiceContext, agg: InvoiceAggregate, step: DunningSt
     documentTemplate: step.rule.documentTemplate,
     fileId: null,
     sentAt: null,
+    deliveryAttempts: 0,
     createdAt: now,
     updatedAt: now,
   };

@@ -47,9 +47,9 @@ export const DEFAULT_DUNNING_TEXTS: Record<DocumentLanguage, Record<DunningType,
 };
 
 /** Position names on the document. */
-export const DUNNING_LINE_NAMES: Record<DocumentLanguage, { invoice: (number: string, date: string) => string; fee: (level: number) => string }> = {
-  de: { invoice: (n, d) => `Rechnung ${n} vom ${d}`, fee: (level) => `Mahngebühr (Stufe ${level})` },
-  en: { invoice: (n, d) => `Invoice ${n} of ${d}`, fee: (level) => `Dunning fee (level ${level})` },
+export const DUNNING_LINE_NAMES: Record<DocumentLanguage, { invoice: (number: string, date: string, credited: boolean) => string; fee: (level: number) => string }> = {
+  de: { invoice: (n, d, credited) => `Rechnung ${n} vom ${d}${credited ? ' abzüglich Gutschriften' : ''}`, fee: (level) => `Mahngebühr (Stufe ${level})` },
+  en: { invoice: (n, d, credited) => `Invoice ${n} of ${d}${credited ? ' less credit notes' : ''}`, fee: (level) => `Dunning fee (level ${level})` },
 };
 
 /** `{key}` placeholders with the given values; unknown or missing ones stay as they are. */

@@ -8,6 +8,7 @@ import type { ServiceContext } from '../context';
 import type { Page } from '../../http/pagination';
 import { fetchPage } from '../../db/paging';
 import { newId } from '../../lib/ids';
+import { logError } from '../../lib/log';
 import { billingAddress, createDraft } from './drafts';
 import type { PositionItem } from './position-input';
 import { commitInvoiceChange } from './write';
@@ -38,9 +39,15 @@ export async function setDunning(ctx: ServiceContext, id: string, dunningDisable
   requireStatus(before, OPEN, 'change dunning of');
   const changed = await commitInvoiceChange(ctx, before, { dunningDisabled }, ['invoice.updated']);
   if (dunningDisabled || !before.row.dunningDisabled) return changed;
-  // Resumed: the level that fell due meanwhile is applied now, in the tenant's one dunning path.
-  const summary = await ctx.env.TENANT.getByName(ctx.tenant.id).runDunning(ctx.tenant.id, { invoiceId: id, asOf: ctx.now.toISOString() });
-  return summary.issued > 0 ? renderLoaded(await loadInvoice(ctx, id)) : changed;
+  // Resumed: the level that fell due meanwhile is applied now, in the tenant's one dunning path. The
+  // change is saved either way; a failed run is left to the nightly one.
+  try {
+    const summary = await ctx.env.TENANT.getByName(ctx.tenant.id).runDunning(ctx.tenant.id, { invoiceId: id, asOf: ctx.now.toISOString() });
+    return summary.issued > 0 ? renderLoaded(await loadInvoice(ctx, id)) : changed;
+  } catch (err) {
+    logError({ job: 'dunning', tenantId: ctx.tenant.id, invoiceId: id }, err);
+    return changed;
+  }
 }
 
 export async function setNote(ctx: ServiceContext, id: string, input: { internalNote: string | null }) {

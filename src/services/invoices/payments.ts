@@ -49,7 +49,8 @@ export function paymentChange(ctx: ServiceContext, before: InvoiceAggregate, p: 
     throw ApiError.violation(path, `The payment exceeds the unpaid amount of ${money(unpaid, row.currencyCode)} ${row.currencyCode}.`, 'overpayment');
   }
   const paidAmount = row.paidAmount + p.amount;
-  const settled = paidAmount >= row.grossAmount;
+  // What credit notes took off is not owed: paying the rest settles the invoice.
+  const settled = paidAmount + (before.credited ?? 0) >= row.grossAmount;
   const payment = { id: newId(), tenantId: ctx.tenant.id, invoiceId: row.id, createdAt: ctx.now.toISOString(), ...p };
   const changes: Partial<InvoiceRow> = settled ? { paidAmount, status: 'STATUS_PAID', payDate: p.paymentDate } : { paidAmount };
   const events: EventType[] = settled ? ['invoice.updated', 'invoice.paid'] : ['invoice.updated'];

@@ -15,7 +15,7 @@ export function byId(ctx: ServiceContext, id: string) {
 export async function loadInvoice(ctx: ServiceContext, id: string, customerScope?: string): Promise<InvoiceAggregate> {
   const row = await ctx.db.select().from(invoices).where(and(byId(ctx, id), customerScope ? eq(invoices.customerId, customerScope) : undefined)).get();
   if (!row) throw ApiError.notFound('Invoice');
-  const [positions, customerRows, cancellation, files, openDunning] = await ctx.db.batch([
+  const [positions, customerRows, cancellation, files, openDunning, credited] = await ctx.db.batch([
     ctx.db.select().from(invoicePositions).where(and(eq(invoicePositions.tenantId, ctx.tenant.id), eq(invoicePositions.invoiceId, id))).orderBy(asc(invoicePositions.sort)),
     ctx.db.select().from(customers).where(and(eq(customers.tenantId, ctx.tenant.id), eq(customers.id, row.customerId))),
     ctx.db
@@ -24,10 +24,23 @@ export async function loadInvoice(ctx: ServiceContext, id: string, customerScope
       .where(and(eq(invoices.tenantId, ctx.tenant.id), eq(invoices.referencedInvoiceId, id), eq(invoices.type, 'TYPE_CANCEL'))),
     ctx.db.select().from(media).where(and(eq(media.tenantId, ctx.tenant.id), eq(media.ownerType, 'invoice'), eq(media.ownerId, id))),
     ctx.db.select().from(dunningDocuments).where(and(eq(dunningDocuments.tenantId, ctx.tenant.id), eq(dunningDocuments.invoiceId, id), eq(dunningDocuments.status, 'open'))),
+    creditedQuery(ctx, [id]),
   ]);
-  const agg: InvoiceAggregate = { row, positions, customer: customerRows[0]!, media: files, openDunning };
+  const agg: InvoiceAggregate = { row, positions, customer: customerRows[0]!, media: files, openDunning, credited: credited[0]?.amount ?? 0 };
   (agg as InvoiceAggregate & { cancellation?: { id: string; number: string | null } }).cancellation = cancellation[0];
   return agg;
+}
+
+/**
+ * What finalized credit notes took off these invoices (minor units, positive), by invoice: no
+ * longer owed, so a payment of the rest settles the invoice and dunning does not ask for it.
+ */
+export function creditedQuery(ctx: ServiceContext, ids: string[]) {
+  return ctx.db
+    .select({ invoiceId: invoices.referencedInvoiceId, amount: sql<number>`sum(-${invoices.grossAmount})`.mapWith(Number) })
+    .from(invoices)
+    .where(and(eq(invoices.tenantId, ctx.tenant.id), eq(invoices.type, 'TYPE_CREDIT'), sql`${invoices.status} <> 'STATUS_DRAFT'`, inJson(invoices.referencedInvoiceId, ids)))
+    .groupBy(invoices.referencedInvoiceId);
 }
 
 export function renderLoaded(agg: InvoiceAggregate): InvoiceResource {
@@ -150,7 +163,7 @@ export async function aggregatesOf(ctx: ServiceContext, rows: InvoiceAggregate['
   if (rows.length === 0) return out;
   const ids = rows.map((r) => r.id);
   const customerIds = [...new Set(rows.map((r) => r.customerId))];
-  const [positions, customerRows, files, openDunning] = await ctx.db.batch([
+  const [positions, customerRows, files, openDunning, credited] = await ctx.db.batch([
     ctx.db
       .select()
       .from(invoicePositions)
@@ -159,14 +172,23 @@ export async function aggregatesOf(ctx: ServiceContext, rows: InvoiceAggregate['
     ctx.db.select().from(customers).where(tenantRowsById(customers, ctx.tenant.id, customerIds)),
     ctx.db.select().from(media).where(and(eq(media.tenantId, ctx.tenant.id), eq(media.ownerType, 'invoice'), inJson(media.ownerId, ids))),
     ctx.db.select().from(dunningDocuments).where(and(eq(dunningDocuments.tenantId, ctx.tenant.id), inJson(dunningDocuments.invoiceId, ids), eq(dunningDocuments.status, 'open'))),
+    creditedQuery(ctx, ids),
   ]);
+  const creditedOf = new Map(credited.map((c) => [c.invoiceId!, c.amount]));
   const positionsOf = new Map<string, typeof positions>();
   for (const p of positions) positionsOf.set(p.invoiceId, [...(positionsOf.get(p.invoiceId) ?? []), p]);
   const filesOf = new Map<string, typeof files>();
   for (const f of files) filesOf.set(f.ownerId, [...(filesOf.get(f.ownerId) ?? []), f]);
   const customerMap = new Map(customerRows.map((c) => [c.id, c]));
   for (const row of rows) {
-    out.set(row.id, { row, positions: positionsOf.get(row.id) ?? [], customer: customerMap.get(row.customerId)!, media: filesOf.get(row.id) ?? [], openDunning: openDunning.filter((d) => d.invoiceId === row.id) });
+    out.set(row.id, {
+      row,
+      positions: positionsOf.get(row.id) ?? [],
+      customer: customerMap.get(row.customerId)!,
+      media: filesOf.get(row.id) ?? [],
+      openDunning: openDunning.filter((d) => d.invoiceId === row.id),
+      credited: creditedOf.get(row.id) ?? 0,
+    });
   }
   return out;
 }

@@ -41,6 +41,8 @@ export interface InvoiceAggregate {
   media?: MediaRow[];
   /** Its open dunning documents (a payment that settles the invoice pays them), when loaded. */
   openDunning?: DunningDocumentRow[];
+  /** What finalized credit notes took off it (minor units, positive), when loaded. */
+  credited?: number;
 }
 
 function mediaOf(agg: InvoiceAggregate, id: string | null) {

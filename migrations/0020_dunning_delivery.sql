@@ -1,0 +1,2 @@
+ALTER TABLE `dunning_documents` ADD `delivery_attempts` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+CREATE INDEX `dunning_documents_unsent_idx` ON `dunning_documents` (`sent_at`,`status`,`created_at`);
