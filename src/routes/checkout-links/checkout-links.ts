@@ -20,7 +20,8 @@ const wholeNumber = (min: number, max: number) =>
     .union([z.number().int(), z.string().regex(/^\d{1,9}$/, 'Must be a whole number.').transform(Number)])
     .pipe(z.number().int().min(min).max(max))
     .openapi({ type: 'integer', minimum: min, maximum: max });
-const url = z.url().max(2048).nullable().optional();
+// Buyers are sent there: web addresses only (no javascript:, data: or mailto:).
+const url = z.url({ protocol: /^https?$/, message: 'Must be an http(s) URL.' }).max(2048).nullable().optional();
 const ref = z.string().min(1).max(64);
 
 const ItemWriteSchema = z.strictObject({

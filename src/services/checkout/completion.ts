@@ -6,7 +6,10 @@
 // confirm that failed half-way continues where it stopped instead of doing anything twice.
 import { and, eq } from 'drizzle-orm';
 import { isSEPACountry } from 'ibantools';
-import { customers, invoices, paymentMethods } from '../../db/schema';
+import { tenantRowsById } from '../../db/client';
+import { customers, invoices, paymentMethods, pricePlans } from '../../db/schema';
+import { loadTaxGroups } from '../billing/inputs';
+import { customerCartAddress } from './open';
 import { Checker } from '../../documents/sepa/rules';
 import { ApiError, Violations } from '../../http/errors';
 import type { ConfirmCartInput, ConfirmCartResult, NewPaymentMethodInput } from '../../schemas/checkout';
@@ -16,7 +19,7 @@ import type { ServiceContext } from '../context';
 import { createCustomer } from '../customers/create';
 import { afterFinalization } from '../invoices/after-finalization';
 import { collectInvoice } from '../payments/collection';
-import { createPaymentMethod } from '../payments/methods-create';
+import { checkAccountHolder, createPaymentMethod } from '../payments/methods-create';
 import { requestOtp } from '../platform/customer-otp';
 import { isTestingToken, TESTING_TOKENS } from '../ports/gateways/testing';
 import { checkItems, createSubscription } from '../subscriptions/create';
@@ -55,7 +58,7 @@ function checkNewMethod(ctx: ServiceContext, m: NewPaymentMethodInput, v: Violat
       const iban = checker.iban(`${at}.sepaDebit.iban`, s.iban ?? '');
       if (checker.violations.length === 0 && !isSEPACountry(iban.slice(0, 2))) v.add(`${at}.sepaDebit.iban`, 'Must be an IBAN of a country of the SEPA scheme.', 'not_sepa');
       checker.bic(`${at}.sepaDebit.bic`, s.bic ?? undefined);
-      checker.text(`${at}.sepaDebit.accountHolder`, s.accountHolder?.trim() ?? '', 70, true);
+      checkAccountHolder(checker, v, `${at}.sepaDebit.accountHolder`, s.accountHolder?.trim() ?? '');
       for (const p of checker.violations) v.add(p.path, p.message, p.rule);
       return;
     }
@@ -164,25 +167,71 @@ async function lock(ctx: ServiceContext, state: CartState, change: Partial<CartS
   }
 }
 
-export async function confirm(ctx: ServiceContext, state: CartState, input: ConfirmCartInput): Promise<ConfirmCartResult> {
-  requireConfirmable(state);
-  const checked = await checkConfirm(ctx, state, input);
+/** The part of the cart's view a buyer agrees to: what is due now and what recurs. */
+const agreed = (view: CartState['view']) => JSON.stringify([view.price, view.items.map((i) => i.price)]);
+
+/**
+ * What completion bills is the catalogue as it is now and, for a known customer, the customer's
+ * stored address and VAT id (billing taxes by them), not what the cart's snapshot or the typed
+ * address said. Before anything is written the cart is brought up to date (with `extra`, changes the
+ * caller makes anyway); if that moves its price, the buyer sees the new one first: 409
+ * `price-changed`, and the cart shows it (docs/decisions.md, Checkout).
+ */
+async function upToDate(ctx: ServiceContext, state: CartState, extra: Partial<CartState> = {}): Promise<CartState> {
+  const current: CartState = { ...state, ...extra };
+  const changes: Partial<CartState> = { ...extra };
+  const live = await ctx.db.select().from(pricePlans).where(tenantRowsById(pricePlans, ctx.tenant.id, current.items.map((i) => i.price.id)));
+  const items = current.items.map((i) => {
+    const row = live.find((p) => p.id === i.price.id);
+    return row && JSON.stringify(row) !== JSON.stringify(i.price) ? { ...i, price: row } : i;
+  });
+  if (items.some((i, n) => i !== current.items[n])) changes.items = items;
+  const taxGroups = Object.fromEntries((await loadTaxGroups(ctx)).entries());
+  if (JSON.stringify(taxGroups) !== JSON.stringify(current.taxGroups)) changes.taxGroups = taxGroups;
+  if (current.coupon) {
+    const coupon = await cartCoupon(ctx, current, current.coupon.code, 'couponCode');
+    if (JSON.stringify(coupon) !== JSON.stringify(current.coupon)) changes.coupon = coupon;
+  }
+  if (current.customerId) {
+    const customer = await ctx.db.select().from(customers).where(and(eq(customers.tenantId, ctx.tenant.id), eq(customers.id, current.customerId))).get();
+    if (customer) {
+      const address = await customerCartAddress(ctx, customer);
+      if (JSON.stringify(address) !== JSON.stringify(current.invoiceAddress)) changes.invoiceAddress = address;
+      if (customer.email !== current.email) changes.email = customer.email;
+    }
+  }
+  if (Object.keys(changes).length === 0) return state;
+  const next = await storeChange(ctx, state, changes);
+  if (agreed(next.view) !== agreed(state.view)) {
+    throw ApiError.conflict('The price changed since the cart was shown (the catalogue, or the customer’s stored address and VAT id). The cart shows the new price; confirm again to accept it.', 'price-changed');
+  }
+  return next;
+}
+
+export async function confirm(ctx: ServiceContext, given: CartState, input: ConfirmCartInput): Promise<ConfirmCartResult> {
+  requireConfirmable(given);
+  const checked = await checkConfirm(ctx, given, input);
+  const state = await upToDate(ctx, given);
   if (checked.existingCustomerId) {
     // An existing customer's e-mail: nothing is made until the buyer proves the address is theirs.
     await requestOtp(ctx, checked.email!);
     await storeChange(ctx, state, { pendingOtp: { email: checked.email!, customerId: checked.existingCustomerId, confirm: input }, email: checked.email });
     return { action: 'otp_required', confirmationMessage: null, redirectUrl: null, status: 'open' };
   }
-  const locked = await lock(ctx, state, { email: checked.email, phone: checked.phone, invoiceAddress: checked.address, pendingOtp: null });
+  // A known customer is billed by its stored address (upToDate put it in the cart); a new one by what it typed.
+  const known = state.customerId !== null;
+  const locked = await lock(ctx, state, { email: known ? state.email : checked.email, phone: checked.phone, invoiceAddress: known ? state.invoiceAddress : checked.address, pendingOtp: null });
   return complete(ctx, locked, checked);
 }
 
 /** After the one-time code proved the e-mail: the pending confirm runs for that customer. */
-export async function confirmAsCustomer(ctx: ServiceContext, state: CartState, customerId: string): Promise<CartState> {
-  const pending = state.pendingOtp!;
-  const owned: CartState = { ...state, customerId, pendingOtp: null };
+export async function confirmAsCustomer(ctx: ServiceContext, given: CartState, customerId: string): Promise<CartState> {
+  const pending = given.pendingOtp!;
+  const owned: CartState = { ...given, customerId, pendingOtp: null };
   const checked = await checkConfirm(ctx, owned, pending.confirm);
-  const locked = await lock(ctx, state, { customerId, email: pending.email, phone: checked.phone, invoiceAddress: checked.address, pendingOtp: null });
+  // The cart is the customer's from now on, whatever the price check says.
+  const state = await upToDate(ctx, given, { customerId, pendingOtp: null });
+  const locked = await lock(ctx, state, { email: state.email, phone: checked.phone, invoiceAddress: state.invoiceAddress });
   await complete(ctx, locked, { ...checked, existingCustomerId: null });
   return locked;
 }
@@ -279,13 +328,17 @@ async function complete(ctx: ServiceContext, locked: CartState, checked: Checked
 }
 
 /** The first invoice (billed by billing, marked as the cart's), its collection, and the cart completed. */
-async function finish(ctx: ServiceContext, state: CartState): Promise<ConfirmCartResult> {
+async function finish(ctx: ServiceContext, given: CartState): Promise<ConfirmCartResult> {
+  let state = given;
   let invoiceId = state.invoiceId;
   if (!invoiceId) {
     const composed = await composeDue(ctx, state.subscriptionId!, ctx.now, null);
     if (composed && !composed.skipOnly) {
       const billed = await commitComposed(ctx, { ...composed, row: { ...composed.row, sourceType: 'cart' } }, ctx.now);
       invoiceId = billed.invoiceId;
+      // Recorded at once: billing bills a period once, so a confirm that continues after a failure
+      // from here on would find nothing due and lose the invoice's reference.
+      if (invoiceId) state = await storeChange(ctx, state, { invoiceId });
       if (billed.invoiceId && billed.finalized) {
         await collectInvoice(ctx, billed.invoiceId);
         ctx.waitUntil(afterFinalization(ctx.env, ctx.tenant.id, [billed.invoiceId]));

@@ -109,6 +109,8 @@ export function priceCart(state: Omit<CartState, 'view'>, now: Date): Pick<Publi
     });
   } catch (err) {
     if (err instanceof BillingError && err.code === 'no_tax_rate') throw ApiError.violation('invoiceAddress.countryCode', `No tax rate is known for this country: ${err.message}`, 'no_tax_rate');
+    // Only the quantity makes an amount too large to bill (prices are checked when they are saved).
+    if (err instanceof BillingError && err.code === 'amount_out_of_range') throw ApiError.violation('quantity', `Too many: ${err.message}`, 'too_large');
     throw err;
   }
   const totals = composed.totals;

@@ -22,6 +22,16 @@ import { defaultMethodName, renderPaymentMethod, type CardDetails, type PaymentM
 // or any gateway is called. The SEPA rules are the ones the pain.008 writer applies
 // (src/documents/sepa/rules.ts), so a mandate accepted here never breaks a file later.
 
+/**
+ * A SEPA debtor's name: letters the pain.008 writer transliterates (ä → ae, é → e) are fine; what it
+ * could only replace by a space (@, #, emoji) is refused, so the name reaches the bank as given.
+ */
+export function checkAccountHolder(checker: Checker, v: Violations, path: string, holder: string): void {
+  const outside = [...holder].filter((ch) => !/\s/.test(ch) && sepaText(ch, 10) === '');
+  if (outside.length) v.add(path, `Must use the SEPA character set (letters, digits and / - ? : ( ) . , ' +); not: ${[...new Set(outside)].join(' ')}`, 'invalid_characters');
+  else checker.text(path, holder, 70, true);
+}
+
 export interface SepaDebitInput {
   iban: string;
   bic?: string | null;
@@ -82,14 +92,7 @@ function checkSepa(ctx: ServiceContext, input: SepaDebitInput, v: Violations): C
   }
   const bic = checker.bic('sepaDebit.bic', input.bic ?? undefined) ?? null;
   const holder = input.accountHolder.trim();
-  // Letters the pain.008 writer transliterates (ä → ae, é → e) are fine; what it could only
-  // replace by a space (@, #, emoji) is refused, so the debtor's name reaches the bank as given.
-  const outside = [...holder].filter((ch) => !/\s/.test(ch) && sepaText(ch, 10) === '');
-  if (outside.length) {
-    v.add('sepaDebit.accountHolder', `Must use the SEPA character set (letters, digits and / - ? : ( ) . , ' +); not: ${[...new Set(outside)].join(' ')}`, 'invalid_characters');
-  } else {
-    checker.text('sepaDebit.accountHolder', holder, 70, true);
-  }
+  checkAccountHolder(checker, v, 'sepaDebit.accountHolder', holder);
   const mandateReference = input.mandateReference?.trim() || null;
   if (mandateReference) checker.id('sepaDebit.mandateReference', mandateReference);
   const today = localDay(ctx.now, ctx.tenant.timeZone);
