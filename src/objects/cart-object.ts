@@ -36,17 +36,20 @@ export class CartObject extends DurableObject<Env> implements CartObjectApi {
   async write(expectedVersion: number | null, next: StoredCart): Promise<CartWriteResult> {
     const current = await this.load();
     const actual = current?.version ?? null;
-    if (actual !== expectedVersion) return { ok: false, current };
+    // D1's guarded write already decided this change; an object that missed an earlier write (it
+    // lags behind D1) takes it too, one that is ahead of it refuses.
+    const lagging = actual !== null && expectedVersion !== null && actual < expectedVersion;
+    if (actual !== expectedVersion && !lagging) return { ok: false, current };
     await this.ctx.storage.put(KEY, next);
     this.cached = next;
     await this.ctx.storage.setAlarm(Date.parse(next.expiresAt) + 1000);
     return { ok: true };
   }
 
-  /** Puts the durable record back after the object lost its storage (it is written only when empty). */
+  /** Puts the durable record back after the object lost its storage or missed a write (never replaces a newer version). */
   async restore(cart: StoredCart): Promise<StoredCart> {
     const current = await this.load();
-    if (current) return current;
+    if (current && current.version >= cart.version) return current;
     await this.ctx.storage.put(KEY, cart);
     this.cached = cart;
     return cart;

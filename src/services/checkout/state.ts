@@ -206,14 +206,24 @@ export async function storeChange(ctx: ServiceContext, before: CartState, change
   };
   const { view, amountDueMinor } = renderCart(draft, ctx.now);
   const next: CartState = { ...draft, view };
-  await commitGuarded(ctx, {
-    table: carts,
-    current: rowOf(before, amountOf(before)),
-    changes: rowOf(next, amountDueMinor),
-    where: eq(carts.version, before.version),
-    events,
-    conflict: 'The cart was changed concurrently; reload it and try again.',
-  });
+  try {
+    await commitGuarded(ctx, {
+      table: carts,
+      current: rowOf(before, amountOf(before)),
+      changes: rowOf(next, amountDueMinor),
+      where: eq(carts.version, before.version),
+      events,
+      conflict: 'The cart was changed concurrently; reload it and try again.',
+    });
+  } catch (err) {
+    // D1 is ahead of what the object gave us (a write of the object failed after D1's): the object
+    // gets D1's version, so the next try starts from it instead of failing the same way forever.
+    if (err instanceof ApiError && err.type === 'concurrent-update') {
+      const row = await ctx.db.select().from(carts).where(eq(carts.id, before.id)).get();
+      if (row && row.version > before.version) await stub(ctx.env, before.id).restore(stored_(row.state as CartState));
+    }
+    throw err;
+  }
   const written = await stub(ctx.env, next.id).write(before.version, stored_(next));
   if (!written.ok) throw ApiError.conflict('The cart was changed concurrently; reload it and try again.', 'concurrent-update');
   return next;
