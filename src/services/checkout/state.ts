@@ -18,7 +18,7 @@ import { priceCart } from './pricing';
 /** A cart lives 24 hours after its last change (wall clock, like other infrastructure time); then it is 404. */
 export const CART_TTL_MS = 24 * 3600 * 1000;
 
-/** Cart ids are 32 URL-safe characters: 192 random bits (DESIGN §4: public ids are unguessable). */
+/** Cart ids are 32 URL-safe characters: 192 random bits (docs/decisions.md, Checkout: public ids are unguessable). */
 export const CART_ID_PATTERN = /^[A-Za-z0-9_-]{32}$/;
 
 export interface CartItemState {
