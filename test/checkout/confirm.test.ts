@@ -66,6 +66,33 @@ describe('PUT /public/checkout/cart/{id}/confirm', () => {
     expect((await get(t, '/checkout/carts?status=paid')).body.data).toMatchObject([{ id: cart.id, status: 'paid' }]);
   });
 
+  it('asks for another payment method when the first is declined, and completes once with it', async () => {
+    const t = await createTenant();
+    await checkoutCatalogue(t);
+    const cart = (await openCart(t)).body;
+    const body = { email: 'declined@example.com', newInvoiceAddress: GERMAN_ADDRESS };
+    const declined = await cartPut(cart.id, 'confirm', { ...body, newPaymentMethod: { type: 'fake_provider', token: 'testing_declined' } });
+    expect422(declined, ['newPaymentMethod']);
+    expect(declined.body.violations[0].code).toBe('payment_declined');
+    const reopened = (await cartGet(cart.id)).body;
+    expect(reopened).toMatchObject({ status: 'open', paymentMethod: null, customer: expect.any(String), subscription: expect.any(String), invoice: expect.any(String) });
+    expect((await get(t, `/invoices/${reopened.invoice}`)).body.status).toBe('STATUS_UNPAID');
+
+    const paid = await cartPut(cart.id, 'confirm', { newPaymentMethod: testingCard });
+    expectStatus(paid, 200);
+    expect(paid.body.status).toBe('paid');
+    const done = (await cartGet(cart.id)).body;
+    expect(await rows(t)).toEqual({ customers: 1, methods: 2, subscriptions: 1, invoices: 1 });
+    expect((await get(t, `/invoices/${done.invoice}`)).body).toMatchObject({ status: 'STATUS_PAID', paymentMethod: done.paymentMethod });
+    expect((await get(t, `/subscriptions/${done.subscription}`)).body.paymentMethod).toMatchObject({ id: done.paymentMethod });
+    const attempts = (await get(t, `/transactions?invoice=${done.invoice}`)).body.data.map((x: any) => [x.attempt, x.status]);
+    expect(attempts).toEqual([
+      [2, 'succeeded'],
+      [1, 'failed'],
+    ]);
+    expect((await eventsOf(t, cart.id)).map((e) => e.type).filter((e) => e.startsWith('cart.'))).toEqual(['cart.completed', 'cart.paid']);
+  });
+
   it('completes exactly once when confirmed twice at the same time', async () => {
     const t = await createTenant();
     await checkoutCatalogue(t);

@@ -27,7 +27,9 @@ import { activateSubscription } from '../subscriptions/lifecycle';
 import { checkAddress, checkEmail, checkPhone } from './buyer';
 import { customerHasAddress } from './customer-lists';
 import { cartCoupon } from './cart-coupons';
-import { storeChange, type CartState } from './state';
+import { loadCart, storeChange, type CartState } from './state';
+import { setPaymentMethod as setInvoicePaymentMethod } from '../invoices/operations';
+import { setPaymentMethod as setSubscriptionPaymentMethod } from '../subscriptions/details';
 
 /** A confirm left in `confirming` this long (its worker died) may be taken over by a new one. */
 const STALE_CONFIRM_MS = 2 * 60 * 1000;
@@ -274,6 +276,7 @@ async function complete(ctx: ServiceContext, locked: CartState, checked: Checked
       });
       state = await storeChange(ctx, state, { customerId: customer.id });
     }
+    const replacing = !state.paymentMethodId && state.subscriptionId !== null;
     if (!state.paymentMethodId) {
       let methodId = checked.methodId;
       if (!methodId) {
@@ -290,6 +293,11 @@ async function complete(ctx: ServiceContext, locked: CartState, checked: Checked
         methodId = method.id;
       }
       state = await storeChange(ctx, state, { paymentMethodId: methodId });
+      if (replacing) {
+        // The first method was declined: the subscription and its first invoice are paid by this one.
+        await setSubscriptionPaymentMethod(ctx, state.subscriptionId!, methodId);
+        if (state.invoiceId) await setInvoicePaymentMethod(ctx, state.invoiceId, methodId);
+      }
     }
     if (!state.subscriptionId) {
       const first = state.items[0]!;
@@ -321,10 +329,26 @@ async function complete(ctx: ServiceContext, locked: CartState, checked: Checked
     }
     return await finish(ctx, state);
   } catch (err) {
-    // Unlocked again with what was made so far: a new confirm continues from there.
-    await storeChange(ctx, state, { status: 'open', lockedAt: null }).catch(() => undefined);
+    // Unlocked again with what was made so far (as stored now: a step may have recorded more than
+    // this function saw): a new confirm continues from there.
+    const latest = await loadCart(ctx.env, state.id).catch(() => state);
+    if (latest.status === 'confirming') await storeChange(ctx, latest, { status: 'open', lockedAt: null }).catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * Collects the first invoice at once. A charge the gateway declines does not complete the cart: it
+ * is open again without a payment method, keeping its customer, subscription and invoice, and the
+ * buyer is asked for another method (422 at newPaymentMethod); the next confirm charges that one.
+ * A buyer who leaves has an active subscription with an unpaid invoice: retries and dunning follow.
+ */
+async function collectAtCheckout(ctx: ServiceContext, state: CartState, invoiceId: string): Promise<void> {
+  const collected = await collectInvoice(ctx, invoiceId);
+  if (collected.outcome !== 'failed') return;
+  await storeChange(ctx, state, { status: 'open', lockedAt: null, paymentMethodId: null });
+  const reason = collected.transaction.failReason;
+  throw ApiError.violation('newPaymentMethod', `The payment was declined${reason ? ` (${reason})` : ''}. Choose another payment method and confirm again.`, 'payment_declined');
 }
 
 /** The first invoice (billed by billing, marked as the cart's), its collection, and the cart completed. */
@@ -340,10 +364,13 @@ async function finish(ctx: ServiceContext, given: CartState): Promise<ConfirmCar
       // from here on would find nothing due and lose the invoice's reference.
       if (invoiceId) state = await storeChange(ctx, state, { invoiceId });
       if (billed.invoiceId && billed.finalized) {
-        await collectInvoice(ctx, billed.invoiceId);
+        await collectAtCheckout(ctx, state, billed.invoiceId);
         ctx.waitUntil(afterFinalization(ctx.env, ctx.tenant.id, [billed.invoiceId]));
       }
     }
+  } else {
+    // A confirm after a declined payment: the first invoice is collected again, with the new method.
+    await collectAtCheckout(ctx, state, invoiceId);
   }
   const invoice = invoiceId ? await ctx.db.select().from(invoices).where(and(eq(invoices.tenantId, ctx.tenant.id), eq(invoices.id, invoiceId))).get() : undefined;
   const paid = invoice?.status === 'STATUS_PAID';
