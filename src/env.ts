@@ -38,6 +38,8 @@ export interface Env {
   PAYMENT_SECRETS_KEY: string;
   /** Stripe's API origin; default https://api.stripe.com. Tests point it at the local fake. */
   STRIPE_API_BASE?: string;
+  /** The card gateway's browser client the checkout page loads; default Stripe.js (https://js.stripe.com/v3/). Browser tests point it at a local fake. */
+  CARD_CLIENT_URL?: string;
   /** When bound (tests, local development), Stripe calls go to this service instead of the network. */
   STRIPE_API?: Fetcher;
   /** The open-banking provider: `fake` (default; local, tests) — no real provider is wired yet. */

@@ -137,7 +137,7 @@ export const CartSchema = z
       quantityEditable: z.boolean(),
       backButton: z.object({ url: z.string(), label: z.string() }).nullable(),
       /** The `newPaymentMethod.type`s confirm takes for this cart (the testing gateway only for a test tenant). */
-      paymentMethods: z.array(z.enum(['fake_provider', 'sepa_debit', 'bank_transfer'])),
+      paymentMethods: z.array(z.enum(['fake_provider', 'sepa_debit', 'bank_transfer', 'card'])),
     }),
     /** After this instant without a change the cart is gone (404). */
     expiresAt: z.string(),

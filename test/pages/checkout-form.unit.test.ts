@@ -89,7 +89,9 @@ describe('checkout page forms', () => {
       sepaDebit: { iban: 'DE89370400440532013000', accountHolder: 'Erika' },
     });
     expect(confirmInput({ paymentType: 'fake_provider' }).newPaymentMethod).toEqual({ type: 'fake_provider' });
-    expect(confirmInput({ paymentType: 'card' }).newPaymentMethod).toBeNull();
+    // A card is the card client's payment method id, which the page's script puts in cardToken.
+    expect(confirmInput({ paymentType: 'card', cardToken: ' pm_123 ' }).newPaymentMethod).toEqual({ type: 'card', token: 'pm_123' });
+    expect(confirmInput({ paymentType: 'paypal' }).newPaymentMethod).toBeNull();
   });
 
   it('formats exact decimal strings for the buyer', () => {

@@ -134,6 +134,48 @@ describe('checkout page with JavaScript', () => {
   });
 });
 
+describe('checkout page with a card through the gateway\'s client', () => {
+  it('takes a card in the client\'s field, shows a decline at the payment choice, and completes with another card', async () => {
+    const shop = await createShop();
+    // The tenant's Stripe account (the local fake of Stripe's API) and its keys.
+    const account = (await (await fetch(`${server().cardGatewayUrl}/__fake/accounts`, { method: 'POST', body: '{}' })).json()) as { secretKey: string; publishableKey: string };
+    await must('PUT', '/settings/gateways/card_provider', shop.key, { secretKey: account.secretKey, publishableKey: account.publishableKey });
+    const context = await browser.newContext({ locale: 'en-GB', viewport: { width: 1200, height: 900 } });
+    const page = await context.newPage();
+    const failures: string[] = [];
+    page.on('pageerror', (e) => failures.push(e.message));
+    try {
+      await page.goto(shop.pageUrl);
+      const email = `card-${Date.now()}@example.com`;
+      await fillAddress(page, email);
+      await page.getByLabel('Credit card').check();
+      await page.getByLabel('Card number').fill('4000 0000 0000 0002');
+      // The script asks the card client for a payment method first, then posts the order.
+      await page.getByRole('button', { name: /Order with obligation to pay/ }).click();
+      // Declined by the gateway: the page says so at the payment choice, nothing is completed.
+      await page.locator('#e-paymentType').waitFor({ timeout: 30_000 });
+      expect(await page.locator('#e-paymentType').innerText()).toContain('declined');
+      await screenshot(page, 'checkout-card-declined');
+
+      await page.getByLabel('Credit card').check();
+      await page.getByLabel('Card number').fill('4242 4242 4242 4242');
+      await page.getByRole('button', { name: /Order with obligation to pay/ }).click();
+      await page.getByRole('heading', { name: 'Thank you for your order' }).waitFor({ timeout: 30_000 });
+      expect(failures).toEqual([]);
+
+      const { payment } = await expectOrder(shop.key, email, '23.80');
+      expect(payment.gateway).toBe('card_provider');
+      const attempts = (await must('GET', `/transactions?invoice=${payment.invoice.id}`, shop.key)).data.map((t: any) => [t.attempt, t.gateway, t.status]);
+      expect(attempts).toEqual([
+        [2, 'card_provider', 'succeeded'],
+        [1, 'card_provider', 'failed'],
+      ]);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
 describe('checkout page in German with JavaScript', () => {
   it('shows a refused VAT id in German and reverse charge live once a registered foreign one is entered', async () => {
     const shop = await createShop();

@@ -2,6 +2,7 @@ import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { TestProject } from 'vitest/node';
+import { startCardGatewayFake } from './card-gateway-fake';
 
 // One local Worker for every browser test: `wrangler dev` on a free port over fresh temporary
 // state with the migrations applied — bench/lib.mjs's startLocalServer, on a snapshot of the
@@ -12,6 +13,8 @@ export const ADMIN_TOKEN = 'browser-test-admin-token';
 export interface CheckoutServer {
   url: string;
   adminToken: string;
+  /** The card gateway's fake (Stripe's API and a stand-in for Stripe.js), see card-gateway-fake.ts. */
+  cardGatewayUrl: string;
 }
 
 declare module 'vitest' {
@@ -43,6 +46,7 @@ export default async function setup(project: TestProject) {
   const lib = (await import(/* @vite-ignore */ libUrl)) as BenchLib;
   const snapshot = await lib.snapshotProject();
   const started = Date.now();
+  const cardGateway = await startCardGatewayFake();
   let server;
   try {
     server = await lib.startLocalServer({
@@ -54,16 +58,20 @@ export default async function setup(project: TestProject) {
         // 32 bytes, base64 (src/lib/secret-box.ts).
         PAYMENT_SECRETS_KEY: 'YnJvd3Nlci10ZXN0LXBheW1lbnQtc2VjcmV0cy0zMmI=',
         VAT_CHECKER: 'fake',
+        STRIPE_API_BASE: cardGateway.url,
+        CARD_CLIENT_URL: `${cardGateway.url}/v3/`,
       },
     });
   } catch (err) {
     await snapshot.remove();
+    await cardGateway.stop();
     throw err;
   }
   process.stdout.write(`browser tests: Worker at ${server.url} (started in ${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
-  project.provide('checkoutServer', { url: server.url, adminToken: ADMIN_TOKEN });
+  project.provide('checkoutServer', { url: server.url, adminToken: ADMIN_TOKEN, cardGatewayUrl: cardGateway.url });
   return async () => {
     await server.stop();
     await snapshot.remove();
+    await cardGateway.stop();
   };
 }

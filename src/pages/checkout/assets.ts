@@ -64,6 +64,10 @@ a{color:var(--accent)}
 .total-line{font-size:1.1rem}
 .lang{font-size:.9rem}
 [aria-busy=true] .totals{opacity:.55}
+.card-option{display:none}.cards .card-option{display:block}
+.card-element{padding:.6rem .625rem;border:1px solid #767b82;border-radius:.375rem;background:#fff}
+.card-element input{font:inherit;border:0;width:100%;outline:0}
+.card-element:focus-within{outline:3px solid var(--focus);box-shadow:0 0 0 2px var(--fg)}
 `;
 
 // Progressive enhancement: quantity, coupon and address changes go to the public JSON API of the
@@ -151,9 +155,23 @@ const JS = `
       // Only the address: it decides the tax. E-mail and phone are checked when the order is sent.
       send('PUT','/buyer',{invoiceAddress:a},details)}
     ['countryCode','vatId','companyName'].forEach(function(n){var i=details.querySelector('[name='+n+']');if(i)i.addEventListener('change',function(){clearTimeout(timer);timer=setTimeout(save,50)})});
+    // Cards: the gateway's client (loaded before this script) collects the card in its own field and
+    // makes a payment method; its id goes with the order as cardToken. No client, no card option.
+    var cardBox=document.getElementById('card-element'),stripe=null,cardField=null;
+    if(cardBox&&typeof window.Stripe==='function'){stripe=window.Stripe(cardBox.getAttribute('data-key'));cardField=stripe.elements().create('card');cardField.mount(cardBox);document.documentElement.classList.add('cards')}
+    function cardError(text){var old=document.getElementById('e-card');if(old)old.remove();if(!text)return;var p=el('p','error',text);p.id='e-card';p.setAttribute('role','alert');cardBox.parentNode.appendChild(p)}
     // One order per click: a second click while the first post is on its way does nothing.
     var sent=false;
-    details.addEventListener('submit',function(e){if(!e.submitter||e.submitter.id!=='confirm')return;if(sent){e.preventDefault();return}sent=true;e.submitter.setAttribute('aria-disabled','true')});
+    details.addEventListener('submit',function(e){if(!e.submitter||e.submitter.id!=='confirm')return;if(sent){e.preventDefault();return}
+      var chosen=details.querySelector('[name=paymentType]:checked'),token=details.querySelector('[name=cardToken]');
+      if(chosen&&chosen.value==='card'&&token&&!token.value&&stripe){
+        e.preventDefault();var button=e.submitter;sent=true;button.setAttribute('aria-disabled','true');cardError(null);
+        stripe.createPaymentMethod({type:'card',card:cardField}).then(function(r){
+          if(r.error||!r.paymentMethod){sent=false;button.removeAttribute('aria-disabled');cardError((r.error&&r.error.message)||'Card error');return}
+          // Posted in a task of its own: the first submission (cancelled above) must be over first.
+          token.value=r.paymentMethod.id;sent=false;setTimeout(function(){details.requestSubmit(button)},0)});
+        return}
+      sent=true;e.submitter.setAttribute('aria-disabled','true')});
   }
   var alertBox=document.getElementById('errors');if(alertBox)alertBox.focus();
 })();

@@ -157,10 +157,18 @@ function Coupon(props: { cart: PublicCart; t: Texts; form: FormState; base: stri
   );
 }
 
-function PaymentChoice(props: { t: Texts; form: FormState; offered: readonly string[] }) {
-  const { t, form, offered } = props;
+/** The card gateway's client for this page: its publishable key (the script is in the head). */
+export interface CardClient {
+  publishableKey: string;
+}
+
+function PaymentChoice(props: { t: Texts; form: FormState; offered: readonly string[]; card: CardClient | null }) {
+  const { t, form, card } = props;
+  // Cards need the gateway's client (JavaScript): the option is there only with a client, and
+  // shown by the script once the client has loaded.
+  const offered = props.offered.filter((type) => type !== 'card' || card);
   const chosen = form.values.paymentType ?? '';
-  const labels: Record<(typeof PAYMENT_TYPES)[number], string> = { fake_provider: t.payTesting, sepa_debit: t.paySepa, bank_transfer: t.payTransfer };
+  const labels: Record<(typeof PAYMENT_TYPES)[number], string> = { fake_provider: t.payTesting, sepa_debit: t.paySepa, bank_transfer: t.payTransfer, card: t.payCard };
   return (
     <fieldset class="payment" aria-describedby={form.errors.paymentType ? 'e-paymentType' : undefined}>
       <legend>
@@ -169,7 +177,7 @@ function PaymentChoice(props: { t: Texts; form: FormState; offered: readonly str
       </legend>
       <FieldError field="paymentType" form={form} />
       {PAYMENT_TYPES.filter((type) => offered.includes(type)).map((type) => (
-        <div class="pay-option">
+        <div class={type === 'card' ? 'pay-option card-option' : 'pay-option'}>
           <input type="radio" id={`f-pay-${type}`} name="paymentType" value={type} checked={chosen === type} required />
           <label for={`f-pay-${type}`}>{labels[type]}</label>
           {type === 'sepa_debit' ? (
@@ -179,20 +187,31 @@ function PaymentChoice(props: { t: Texts; form: FormState; offered: readonly str
               <p class="muted small">{t.sepaMandate}</p>
             </div>
           ) : null}
+          {type === 'card' && card ? (
+            <div class="pay-extra">
+              <div class="field">
+                <span class="label" id="card-label">
+                  {t.cardDetails}
+                </span>
+                <div id="card-element" class="card-element" data-key={card.publishableKey} role="group" aria-labelledby="card-label"></div>
+                <input type="hidden" name="cardToken" value="" />
+              </div>
+            </div>
+          ) : null}
         </div>
       ))}
     </fieldset>
   );
 }
 
-export function CartPage(props: PageProps & { cart: PublicCart; form: FormState }) {
+export function CartPage(props: PageProps & { cart: PublicCart; form: FormState; card?: (CardClient & { clientUrl: string }) | null }) {
   const { cart, t, form, lang } = props;
   const base = `/checkout/cart/${encodeURIComponent(cart.id)}`;
   const q = props.query;
   const forced = cart.settings.forceCompany;
   const hasErrors = Object.keys(form.errors).length > 0 || form.general.length > 0;
   return (
-    <Layout {...props} title={t.htmlTitle} script headingInHeader>
+    <Layout {...props} title={t.htmlTitle} script headingInHeader cardClient={props.card?.clientUrl ?? null}>
       <div
         class="grid"
         data-cart={cart.id}
@@ -205,7 +224,7 @@ export function CartPage(props: PageProps & { cart: PublicCart; form: FormState 
             <ul>
               {Object.entries(form.errors).map(([field, message]) => (
                 <li>
-                  <a href={field === 'quantity' ? '#main' : `#f-${field === 'paymentType' ? 'pay-fake_provider' : field}`}>{message}</a>
+                  <a href={field === 'quantity' ? '#main' : `#f-${field === 'paymentType' ? `pay-${cart.settings.paymentMethods[0] ?? 'fake_provider'}` : field}`}>{message}</a>
                 </li>
               ))}
               {form.general.map((m) => (
@@ -262,7 +281,7 @@ export function CartPage(props: PageProps & { cart: PublicCart; form: FormState 
                 {t.saveDetails}
               </button>
             </fieldset>
-            <PaymentChoice t={t} form={form} offered={cart.settings.paymentMethods} />
+            <PaymentChoice t={t} form={form} offered={cart.settings.paymentMethods} card={props.card ?? null} />
             <button type="submit" class="primary" id="confirm">
               {t.confirm} · <span data-total="due">{formatMoney(cart.price.amountDue, cart.price.currencyCode, lang)}</span>
             </button>

@@ -23,7 +23,7 @@ export function webUrl(url: string | null | undefined): string | null {
   return url && /^https?:\/\//i.test(url) ? url : null;
 }
 
-export function Layout(props: PageProps & { title: string; children: Child; script?: boolean; headingInHeader?: boolean }) {
+export function Layout(props: PageProps & { title: string; children: Child; script?: boolean; headingInHeader?: boolean; cardClient?: string | null }) {
   const other: Lang = props.lang === 'de' ? 'en' : 'de';
   return (
     <html lang={htmlLang(props.lang)}>
@@ -33,6 +33,7 @@ export function Layout(props: PageProps & { title: string; children: Child; scri
         <meta name="robots" content="noindex" />
         <title>{props.title}</title>
         <link rel="stylesheet" href={assetPath('css')} />
+        {props.cardClient ? <script src={props.cardClient} defer></script> : null}
         {props.script ? <script src={assetPath('js')} defer></script> : null}
       </head>
       <body>

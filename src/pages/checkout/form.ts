@@ -7,7 +7,7 @@ import { violationText, type Lang } from './texts';
 
 export const ADDRESS_FIELDS = ['companyName', 'vatId', 'firstName', 'lastName', 'street', 'houseNumber', 'zip', 'city', 'countryCode'] as const;
 export type AddressField = (typeof ADDRESS_FIELDS)[number];
-export const PAYMENT_TYPES = ['fake_provider', 'sepa_debit', 'bank_transfer'] as const;
+export const PAYMENT_TYPES = ['fake_provider', 'sepa_debit', 'bank_transfer', 'card'] as const;
 export type PaymentType = (typeof PAYMENT_TYPES)[number];
 
 /** What the page shows in its forms: the values (as typed, or from the cart) and the errors by field. */
@@ -46,6 +46,9 @@ export function paymentMethod(form: Record<string, string>): NewPaymentMethodInp
       return { type: 'fake_provider' };
     case 'bank_transfer':
       return { type: 'bank_transfer' };
+    case 'card':
+      // The card client's payment method id, set by the page's script (cards need it).
+      return { type: 'card', token: (form.cardToken ?? '').trim() };
     case 'sepa_debit':
       return { type: 'sepa_debit', sepaDebit: { iban: (form.iban ?? '').replace(/\s+/g, '').toUpperCase(), accountHolder: (form.accountHolder ?? '').trim() } };
     default:

@@ -5,7 +5,7 @@ import type { AppEnv } from '../../http/context';
 import { ApiError } from '../../http/errors';
 import { logError } from '../../lib/log';
 import type { PublicCart } from '../../schemas/checkout';
-import { applyCoupon, changeQuantity, confirmCart, confirmCartOtp, openCart, readCart, removeCoupon, setBuyerDetails } from '../../services/checkout/public-carts';
+import { applyCoupon, changeQuantity, confirmCart, confirmCartOtp, openCart, prepareCard, readCart, removeCoupon, setBuyerDetails } from '../../services/checkout/public-carts';
 import { ASSETS } from './assets';
 import { buyerDetails, confirmInput, emptyForm, parseForm, valuesFromCart, withViolations, type FormState } from './form';
 import { pickLang, TEXTS, type Lang, type Texts } from './texts';
@@ -47,8 +47,20 @@ function page(c: PageContext): Page {
   return { lang, t: TEXTS[lang], path, query: langQuery(c) };
 }
 
+/** Stripe.js's default address, and what its CSP needs (docs.stripe.com/security/guide#content-security-policy). */
+const STRIPE_JS = 'https://js.stripe.com/v3/';
+const STRIPE_CSP = { script: 'https://js.stripe.com', frame: 'https://js.stripe.com https://hooks.stripe.com', connect: 'https://api.stripe.com' };
+
+/** The card client's address and the sources the page's CSP then allows. */
+function cardClient(env: PageContext['env']): { url: string; csp: typeof STRIPE_CSP } {
+  const url = env.CARD_CLIENT_URL || STRIPE_JS;
+  if (url === STRIPE_JS) return { url, csp: STRIPE_CSP };
+  const origin = new URL(url).origin;
+  return { url, csp: { script: origin, frame: origin, connect: origin } };
+}
+
 /** An HTML answer that no cache keeps (a cart is one buyer's, and changes with every post). */
-function html(c: PageContext, element: JSX.Element, status: 200 | 404 | 409 | 413 | 415 | 422 | 500 = 200): Response {
+function html(c: PageContext, element: JSX.Element, status: 200 | 404 | 409 | 413 | 415 | 422 | 500 = 200, card: typeof STRIPE_CSP | null = null): Response {
   return new Response(`<!doctype html>${element.toString()}`, {
     status,
     headers: {
@@ -59,7 +71,9 @@ function html(c: PageContext, element: JSX.Element, status: 200 | 404 | 409 | 41
       'X-Content-Type-Options': 'nosniff',
       'Referrer-Policy': 'no-referrer',
       'X-Frame-Options': 'DENY',
-      'Content-Security-Policy': "default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'",
+      'Content-Security-Policy': card
+        ? `default-src 'none'; style-src 'self'; script-src 'self' ${card.script}; connect-src 'self' ${card.connect}; frame-src ${card.frame}; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'`
+        : "default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'",
     },
   });
 }
@@ -81,12 +95,16 @@ function errorPage(c: PageContext, err: unknown, cartId?: string): Response {
   return html(c, <MessagePage {...p} title={p.t.errorTitle} message={p.t.error} />, 500);
 }
 
-function cartPage(c: PageContext, cart: PublicCart, form: FormState, status: 200 | 422 = 200, message: string | null = null): Response {
+async function cartPage(c: PageContext, cart: PublicCart, form: FormState, status: 200 | 422 = 200, message: string | null = null): Promise<Response> {
   const p = page(c);
   if (cart.status === 'completed' || cart.status === 'paid') return html(c, <CompletedPage {...p} cart={cart} message={message} />);
   if (cart.status !== 'open') return html(c, <MessagePage {...p} title={p.t.lockedTitle} message={p.t.confirming} link={{ href: p.path + p.query, label: p.t.continue }} />);
   const values = { ...valuesFromCart(cart), ...form.values };
-  return html(c, <CartPage {...p} cart={cart} form={{ ...form, values }} />, status);
+  // Cards through the gateway's client, when the tenant's card gateway has a publishable key.
+  const prepared = cart.settings.paymentMethods.includes('card') ? await prepareCard(c.env, cart.id).catch(() => null) : null;
+  const client = prepared?.publishableKey ? cardClient(c.env) : null;
+  const card = client && prepared?.publishableKey ? { publishableKey: prepared.publishableKey, clientUrl: client.url } : null;
+  return html(c, <CartPage {...p} cart={cart} form={{ ...form, values }} card={card} />, status, client?.csp ?? null);
 }
 
 /** The posted form, bounded; a 415 or 413 page when it is no urlencoded form of a sane size. */

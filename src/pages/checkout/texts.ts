@@ -38,6 +38,7 @@ const en = {
   saveDetails: 'Save details and update total',
   paymentMethod: 'Payment method',
   payTesting: 'Test payment (testing gateway)',
+  cardDetails: 'Card details',
   paySepa: 'SEPA direct debit',
   payTransfer: 'Bank transfer',
   payCard: 'Credit card',
@@ -105,6 +106,7 @@ const de: typeof en = {
   saveDetails: 'Angaben speichern und Summe aktualisieren',
   paymentMethod: 'Zahlungsart',
   payTesting: 'Testzahlung (Test-Gateway)',
+  cardDetails: 'Kartendaten',
   paySepa: 'SEPA-Lastschrift',
   payTransfer: 'Überweisung',
   payCard: 'Kreditkarte',
@@ -146,6 +148,8 @@ export const TEXTS: Record<Lang, Texts> = { de, en };
  */
 export const VIOLATIONS_DE: Record<string, string> = {
   'email:required': 'Bitte geben Sie Ihre E-Mail-Adresse an.',
+  'paymentType:payment_declined': 'Die Zahlung wurde abgelehnt. Bitte wählen Sie eine andere Zahlungsart und bestellen Sie erneut.',
+  'paymentType:gateway_unconfigured': 'Diese Zahlungsart ist hier nicht möglich.',
   'email:invalid_email': 'Bitte geben Sie eine gültige E-Mail-Adresse an.',
   'phone:invalid_length': 'Bitte geben Sie 2 bis 255 Zeichen an.',
   'companyName:required': 'Dieses Angebot richtet sich an Unternehmen: Bitte geben Sie den Firmennamen an.',

@@ -1,5 +1,6 @@
 // Opening a checkout link: a new cart with a snapshot of what it sells (price plans, products,
 // units, the plan, tax groups), so that pricing it again after a change reads no catalogue.
+import { loadGatewayCredentials } from '../payments/gateway-credentials';
 import { and, eq, inArray } from 'drizzle-orm';
 import { jwtVerify } from 'jose';
 import { createDb, tenantRowsById, type Tenant } from '../../db/client';
@@ -124,6 +125,7 @@ export async function openCart(env: Env, input: { tenantSlug: string; linkSlug: 
     currency: items[0]!.price.currencyCode,
     sellerCountry: ctx.tenant.countryCode,
     testMode: ctx.tenant.mode === 'test',
+    offersCard: (await loadGatewayCredentials(env, ctx.db, ctx.tenant.id, 'card_provider')) !== null,
     timeZone: customer?.timeZone ?? ctx.tenant.timeZone,
     planId: plan?.id ?? null,
     planName: plan?.name ?? null,

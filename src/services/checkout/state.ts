@@ -54,6 +54,8 @@ export interface CartState {
   sellerCountry: string;
   /** The tenant is in test mode: the testing gateway is offered. */
   testMode: boolean;
+  /** The tenant has a card gateway (when the cart was opened): cards are offered. */
+  offersCard?: boolean;
   timeZone: string;
   planId: string | null;
   planName: string | null;
@@ -107,7 +109,7 @@ export function renderCart(state: Omit<CartState, 'view'>, now: Date): { view: P
         forceCompany: state.options.forceCompany,
         quantityEditable: state.options.quantityEditable,
         backButton: back ? { url: back, label: 'Back' } : null,
-        paymentMethods: state.testMode ? ['fake_provider', 'sepa_debit', 'bank_transfer'] : ['sepa_debit', 'bank_transfer'],
+        paymentMethods: [...(state.testMode ? (['fake_provider'] as const) : []), 'sepa_debit', 'bank_transfer', ...(state.offersCard ? (['card'] as const) : [])],
       },
       expiresAt: state.expiresAt,
     },
