@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm';
 import { createDb } from '../db/client';
-import { idempotencyKeys, invoices, subscriptions, tenants } from '../db/schema';
+import { carts, idempotencyKeys, invoices, subscriptions, tenants } from '../db/schema';
 import { sweepSubscriptions } from '../services/subscriptions/sweep';
 import { importRates } from '../services/billing/exchange-rates';
 import { createServiceContext, platformPorts } from '../services/context';
@@ -59,6 +59,20 @@ export async function dispatchBilling(env: Env): Promise<number> {
     .where(and(inArray(subscriptions.status, ['active', 'paused', 'cancelled']), isNotNull(subscriptions.billingAnchor)));
   for (const { tenantId } of due) await env.TENANT.getByName(tenantId).runBilling(tenantId, { trigger: 'cron', sync: false });
   return due.length;
+}
+
+/** How long an abandoned cart's record is kept after it expired (the tenant may look at it meanwhile). */
+const ABANDONED_CART_RETENTION_MS = 30 * 86_400_000;
+
+/** Nightly clean-up: carts never completed, expired more than 30 days ago (their buyer's details with them). */
+export async function purgeAbandonedCarts(env: Env): Promise<number> {
+  const db = createDb(env.DB);
+  const before = new Date(systemNow().getTime() - ABANDONED_CART_RETENTION_MS).toISOString();
+  const deleted = await db
+    .delete(carts)
+    .where(and(inArray(carts.status, ['open', 'confirming']), lt(carts.expiresAt, before)))
+    .returning({ id: carts.id });
+  return deleted.length;
 }
 
 /** Tenants whose dunning runs the nightly job starts at once. */
@@ -121,6 +135,8 @@ export async function runScheduled(controller: ScheduledController, env: Env): P
     console.log(JSON.stringify({ level: 'info', job: 'payment-method-expiry', expired }));
     const purged = await purgeExpiredIdempotencyKeys(env);
     console.log(JSON.stringify({ level: 'info', job: 'purge-idempotency-keys', purged }));
+    const abandoned = await purgeAbandonedCarts(env);
+    console.log(JSON.stringify({ level: 'info', job: 'purge-abandoned-carts', deleted: abandoned }));
     const dunning = await dispatchDunning(env);
     console.log(JSON.stringify({ level: 'info', job: 'dunning', issued: dunning }));
   }

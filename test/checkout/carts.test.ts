@@ -119,6 +119,22 @@ describe('public carts', () => {
     expectProblem(await api(`/public/checkout/links/${'0'.repeat(36)}/team/cart`, { method: 'POST' }), 404);
   });
 
+  it('purges the records of carts abandoned more than 30 days ago, keeping completed ones', async () => {
+    const t = await createTenant();
+    await checkoutCatalogue(t);
+    const abandoned = (await openCart(t)).body;
+    const recent = (await openCart(t)).body;
+    const done = (await openCart(t)).body;
+    expectStatus(await cartPut(done.id, 'confirm', { email: 'kept@example.com', newInvoiceAddress: { firstName: 'A', lastName: 'B', street: 'S', houseNumber: '1', zip: '10115', city: 'Berlin', countryCode: 'DE' }, newPaymentMethod: { type: 'bank_transfer' } }), 200);
+    const longAgo = new Date(Date.now() - 31 * 86_400_000).toISOString();
+    await env.DB.prepare('UPDATE carts SET expires_at = ? WHERE id IN (?, ?)').bind(longAgo, abandoned.id, done.id).run();
+    await env.DB.prepare('UPDATE carts SET expires_at = ? WHERE id = ?').bind(new Date(Date.now() - 86_400_000).toISOString(), recent.id).run();
+    const { purgeAbandonedCarts } = await import('../../src/cron/index');
+    expect(await purgeAbandonedCarts(env)).toBeGreaterThanOrEqual(1);
+    const left = await query<{ id: string }>('SELECT id FROM carts WHERE tenant_id = ? ORDER BY created_at', t.id);
+    expect(left.map((r) => r.id).sort()).toEqual([recent.id, done.id].sort());
+  });
+
   it('forgets a cart once it expired', async () => {
     const t = await createTenant();
     await checkoutCatalogue(t);

@@ -149,6 +149,17 @@ describe('PUT /public/checkout/cart/{id}/confirm', () => {
     expect(confirmed.body).toMatchObject({ status: 'paid', customer: existing.id });
     expect(await countRows('customers', t)).toBe(before.customers);
 
+    // A confirm waiting for its code keeps its IBAN sealed: not in the cart's stored state.
+    const sepaCart = (await openCart(t)).body;
+    const sepa = { type: 'sepa_debit', sepaDebit: { iban: 'DE89370400440532013000', accountHolder: 'Known Buyer' } };
+    expect((await cartPut(sepaCart.id, 'confirm', { email: 'known@example.com', newInvoiceAddress: GERMAN_ADDRESS, newPaymentMethod: sepa })).body.action).toBe('otp_required');
+    expect(await countRows('carts', t, "AND id = ? AND state LIKE '%370400440532013000%'", sepaCart.id)).toBe(0);
+    const mails = await query<{ body: string }>('SELECT body FROM outgoing_mails WHERE tenant_id = ? AND "to" = ? ORDER BY created_at DESC', t.id, 'known@example.com');
+    const second = /\b(\d{6})\b/.exec(mails[0]!.body)![1]!;
+    expect((await cartPut(sepaCart.id, 'confirm-otp', { email: 'known@example.com', otp: second })).body).toMatchObject({ status: 'completed', customer: existing.id });
+    const methods = (await get(t, `/customers/${existing.id}/payment-methods`)).body.data;
+    expect(methods.some((m: any) => m.type === 'sepa_debit')).toBe(true);
+
     // The same e-mail at another tenant is nobody here: a new customer of this tenant.
     const fresh = (await openCart(t)).body;
     const res = await cartPut(fresh.id, 'confirm', { email: 'elsewhere@example.com', newInvoiceAddress: GERMAN_ADDRESS, newPaymentMethod: testingCard });

@@ -7,6 +7,7 @@
 import { and, eq } from 'drizzle-orm';
 import { isSEPACountry } from 'ibantools';
 import { tenantRowsById } from '../../db/client';
+import { secretBox } from '../../lib/secret-box';
 import { customers, invoices, paymentMethods, pricePlans } from '../../db/schema';
 import { loadTaxGroups } from '../billing/inputs';
 import { customerCartAddress } from './open';
@@ -169,6 +170,15 @@ async function lock(ctx: ServiceContext, state: CartState, change: Partial<CartS
   }
 }
 
+/**
+ * A confirm that waits for the one-time code is kept in the cart sealed under PAYMENT_SECRETS_KEY
+ * (AES-256-GCM, bound to the cart): its body may carry an IBAN, which the cart's stored state (D1
+ * and the cart's object) must not hold in clear.
+ */
+const pendingContext = (cartId: string) => `cart-pending-confirm\n${cartId}`;
+const sealConfirm = (ctx: ServiceContext, cartId: string, input: ConfirmCartInput) => secretBox(ctx.env.PAYMENT_SECRETS_KEY).seal(JSON.stringify(input), pendingContext(cartId));
+const openConfirm = async (ctx: ServiceContext, cartId: string, sealed: string) => JSON.parse(await secretBox(ctx.env.PAYMENT_SECRETS_KEY).open(sealed, pendingContext(cartId))) as ConfirmCartInput;
+
 /** The part of the cart's view a buyer agrees to: what is due now and what recurs. */
 const agreed = (view: CartState['view']) => JSON.stringify([view.price, view.items.map((i) => i.price)]);
 
@@ -217,7 +227,7 @@ export async function confirm(ctx: ServiceContext, given: CartState, input: Conf
   if (checked.existingCustomerId) {
     // An existing customer's e-mail: nothing is made until the buyer proves the address is theirs.
     await requestOtp(ctx, checked.email!);
-    await storeChange(ctx, state, { pendingOtp: { email: checked.email!, customerId: checked.existingCustomerId, confirm: input }, email: checked.email });
+    await storeChange(ctx, state, { pendingOtp: { email: checked.email!, customerId: checked.existingCustomerId, confirm: await sealConfirm(ctx, state.id, input) }, email: checked.email });
     return { action: 'otp_required', confirmationMessage: null, redirectUrl: null, status: 'open' };
   }
   // A known customer is billed by its stored address (upToDate put it in the cart); a new one by what it typed.
@@ -230,7 +240,7 @@ export async function confirm(ctx: ServiceContext, given: CartState, input: Conf
 export async function confirmAsCustomer(ctx: ServiceContext, given: CartState, customerId: string): Promise<CartState> {
   const pending = given.pendingOtp!;
   const owned: CartState = { ...given, customerId, pendingOtp: null };
-  const checked = await checkConfirm(ctx, owned, pending.confirm);
+  const checked = await checkConfirm(ctx, owned, await openConfirm(ctx, given.id, pending.confirm));
   // The cart is the customer's from now on, whatever the price check says.
   const state = await upToDate(ctx, given, { customerId, pendingOtp: null });
   const locked = await lock(ctx, state, { email: state.email, phone: checked.phone, invoiceAddress: state.invoiceAddress });

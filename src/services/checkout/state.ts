@@ -11,7 +11,7 @@ import { commitGuarded, nextUpdatedAt, type ChangeEvent } from '../../db/commit'
 import { carts, tenants, type CheckoutLinkAfterCheckout, type CheckoutLinkOptions, type pricePlans } from '../../db/schema';
 import type { Env } from '../../env';
 import { ApiError } from '../../http/errors';
-import type { CartAddress, ConfirmCartInput, PublicCart } from '../../schemas/checkout';
+import type { CartAddress, PublicCart } from '../../schemas/checkout';
 import { createServiceContext, type ServiceContext } from '../context';
 import { priceCart } from './pricing';
 
@@ -72,7 +72,8 @@ export interface CartState {
   prefill: Record<string, string>;
   coupon: { id: string; code: string; name: string; input: Omit<CouponInput, 'id' | 'appliedIntervals'> } | null;
   /** A confirm that waits for the one-time code sent to an existing customer's e-mail. */
-  pendingOtp: { email: string; customerId: string; confirm: ConfirmCartInput } | null;
+  /** `confirm` is the confirm body sealed (it may hold an IBAN): see completion.ts. */
+  pendingOtp: { email: string; customerId: string; confirm: string } | null;
   paymentMethodId: string | null;
   subscriptionId: string | null;
   invoiceId: string | null;
