@@ -7,6 +7,8 @@ describe('/checkout-links', () => {
   it('creates, reads, lists, changes, disables and deletes a link in the spec shape', async () => {
     const t = await createTenant();
     const { link, product, price, plan } = await checkoutCatalogue(t);
+    // The price plan names the links that sell it.
+    expect((await get(t, `/price-plans/${price.id}`)).body.checkoutLinkIds).toEqual([link.id]);
     expect(link).toMatchObject({
       slug: 'team',
       isEnabled: true,

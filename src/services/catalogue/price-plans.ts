@@ -10,7 +10,7 @@ import type { ServiceContext } from '../context';
 import type { PricePlanResource } from '../../schemas/catalogue';
 import { checkReference, listFilter, resourceService } from '../common/resource';
 
-type PricePlanRow = typeof pricePlans.$inferSelect & { inUse?: number | null };
+type PricePlanRow = typeof pricePlans.$inferSelect & { inUse?: number | null; checkoutLinkIds?: string | null };
 export type PricePlanType = PricePlanRow['type'];
 
 export interface PricePlanInput {
@@ -76,7 +76,7 @@ export function renderPricePlan(r: PricePlanRow): PricePlanResource {
     customer: r.customerId,
     salesChannel: r.salesChannel,
     inUse: Boolean(r.inUse),
-    checkoutLinkIds: [],
+    checkoutLinkIds: r.checkoutLinkIds ? (JSON.parse(r.checkoutLinkIds) as string[]) : [],
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
   };
@@ -121,7 +121,12 @@ async function derive(ctx: ServiceContext, input: PricePlanInput, v: Violations)
 export const pricePlanService = resourceService({
   label: 'Price plan',
   table: pricePlans,
-  selection: { inUse: inUseSql(outer(pricePlans.id), outer(pricePlans.tenantId)) },
+  selection: {
+    inUse: inUseSql(outer(pricePlans.id), outer(pricePlans.tenantId)),
+    // The checkout links that sell it (spec §2.3 checkoutLinkIds).
+    checkoutLinkIds: sql<string>`(SELECT json_group_array(l.id) FROM checkout_links l WHERE l.tenant_id = ${outer(pricePlans.tenantId)}
+      AND EXISTS (SELECT 1 FROM json_each(l.items) i WHERE json_extract(i.value, '$.pricePlan') = ${outer(pricePlans.id)}))`,
+  },
   render: renderPricePlan,
   // A price reserved for a customer: the customer must still exist when it is written.
   references: (row, tenantId) => (row.customerId ? [{ path: 'customer', label: 'customer', exists: customerExists(tenantId, row.customerId) }] : []),
