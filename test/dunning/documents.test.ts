@@ -2,7 +2,7 @@ import { createExecutionContext, createScheduledController, env, waitOnExecution
 import worker from '../../src/index';
 import { describe, expect, it } from 'vitest';
 import { api, eventsOf, get, post, put, query } from '../support/api';
-import { createCustomer, createTenant, setClock } from '../support/builders';
+import { createCustomer, createTenant, flatMonthlyFee, setClock } from '../support/builders';
 import { paymentSettings } from '../payments/builders';
 import { camt053 } from '../payments/camt';
 import { day, documentsOf, hundredEuroInvoice, moveTo, pay, scenarioRules, setDunningDisabled } from './builders';
@@ -220,16 +220,23 @@ describe('dunning documents', () => {
     expect((await eventsOf(t, paid.id)).map((e) => e.type)).toEqual(['dunning_document.created', 'dunning_document.paid']);
   });
 
-  it('suspends the customer at the last level when its rule says so', async () => {
+  it.each([
+    ['suspend_customer', 'STATUS_SUSPENDED', 'active'],
+    ['pause_subscriptions', 'STATUS_ACTIVE', 'paused'],
+  ])('applies the last level\'s final action %s (customer %s, subscription %s)', async (finalAction, customerStatus, subscriptionStatus) => {
     const t = await createTenant();
     await moveTo(t, 0);
-    expect((await post(t, '/dunning/overdue-rules', { level: 1, type: 'dunning', daysOverdue: 3, dueInDays: 10, finalAction: 'suspend_customer' })).status).toBe(201);
+    expect((await post(t, '/dunning/overdue-rules', { level: 1, type: 'dunning', daysOverdue: 3, dueInDays: 10, finalAction })).status).toBe(201);
     const c = await createCustomer(t, { language: 'en' });
+    const { product, price } = await flatMonthlyFee(t, '10.00', 'Pro');
+    const subscription = (await post(t, '/subscriptions', { customer: c.id, items: [{ product: product.id, pricePlan: price.id, quantity: '1' }] })).body;
+    expect((await put(t, `/subscriptions/${subscription.id}/activate`, {})).status).toBe(200);
     const invoice = await hundredEuroInvoice(t, c.id);
     await setClock(t, day(17));
     const [doc] = await documentsOf(t, invoice.id);
-    expect(doc).toMatchObject({ level: 1, type: 'dunning', number: 'MA-0000000001', title: 'Dunning letter MA-0000000001 (level 1)' });
+    expect(doc).toMatchObject({ level: 1, type: 'dunning', number: expect.stringMatching(/^MA-000000000\d$/), title: expect.stringMatching(/^Dunning letter MA-000000000\d \(level 1\)$/) });
     expect(doc.positions[0].name).toMatch(new RegExp(`^Invoice ${invoice.number} of `));
-    expect((await get(t, `/customers/${c.id}`)).body.status).toBe('STATUS_SUSPENDED');
+    expect((await get(t, `/customers/${c.id}`)).body.status).toBe(customerStatus);
+    expect((await get(t, `/subscriptions/${subscription.id}`)).body.status).toBe(subscriptionStatus);
   });
 });
