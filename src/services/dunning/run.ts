@@ -11,7 +11,7 @@ import type { DunningRunSummary } from '../../objects/tenant-object-api';
 import type { ServiceContext } from '../context';
 import { suspendCustomer } from '../customers/update';
 import { loadDocumentSettings } from '../documents/settings';
-import { aggregatesOf, renderLoaded } from '../invoices/read';
+import { aggregatesOf, creditedQuery, renderLoaded } from '../invoices/read';
 import type { InvoiceAggregate } from '../invoices/render';
 import { loadSettings } from '../platform/settings';
 import { pauseSubscription } from '../subscriptions/lifecycle';
@@ -86,19 +86,26 @@ export async function runDunningFor(ctx: ServiceContext, options: { invoiceId?: 
     const last = rows[rows.length - 1]!;
     after = { dueDate: last.dueDate!, id: last.id };
     const ids = rows.map((r) => r.id);
-    const [aggregates, history] = await Promise.all([
-      aggregatesOf(ctx, rows),
+    // The plan needs only the history and the credit notes; the whole invoice (lines, customer,
+    // files) is read for the invoices that move up a level, not for every one overdue.
+    const [history, credited] = await ctx.db.batch([
       ctx.db.select().from(dunningDocuments).where(and(eq(dunningDocuments.tenantId, ctx.tenant.id), inJson(dunningDocuments.invoiceId, ids))),
+      creditedQuery(ctx, ids),
     ]);
-    for (const row of rows) {
-      const agg = aggregates.get(row.id)!;
-      const documents = history.filter((d) => d.invoiceId === row.id);
+    const creditedOf = new Map(credited.map((c) => [c.invoiceId, c.amount]));
+    const historyOf = new Map<string, typeof history>();
+    for (const d of history) historyOf.set(d.invoiceId, [...(historyOf.get(d.invoiceId) ?? []), d]);
+    const steps = rows.flatMap((row) => {
       const step = nextDunningStep(
         rules,
-        { invoiceDueDate: row.dueDate!, currencyCode: row.currencyCode, grossAmount: row.grossAmount, paidAmount: row.paidAmount, creditedAmount: agg.credited ?? 0, documents },
+        { invoiceDueDate: row.dueDate!, currencyCode: row.currencyCode, grossAmount: row.grossAmount, paidAmount: row.paidAmount, creditedAmount: creditedOf.get(row.id) ?? 0, documents: historyOf.get(row.id) ?? [] },
         ctx.now,
       );
-      if (!step) continue;
+      return step ? [{ row, step }] : [];
+    });
+    const aggregates = steps.length ? await aggregatesOf(ctx, steps.map((s) => s.row)) : new Map<string, InvoiceAggregate>();
+    for (const { row, step } of steps) {
+      const agg = aggregates.get(row.id)!;
       try {
         const documentId = await issue(ctx, agg, step, input);
         if (!documentId) continue;
