@@ -44,6 +44,8 @@ interface Checked {
   methodId: string | null;
   /** An existing customer of this tenant has this e-mail: the buyer proves it with a one-time code. */
   existingCustomerId: string | null;
+  /** The cart's coupon as it is now (checked still valid), or null. */
+  coupon: CartState['coupon'];
 }
 
 function checkNewMethod(ctx: ServiceContext, m: NewPaymentMethodInput, v: Violations) {
@@ -122,9 +124,10 @@ async function checkConfirm(ctx: ServiceContext, state: CartState, input: Confir
   const items = new Violations();
   await checkItems(ctx, state.customerId ?? '', state.items.map((i) => ({ product: i.productId, pricePlan: i.price.id, quantity: String(i.quantity) })), 'items', items);
   if (!items.empty) d.add('items', 'Something in the cart can no longer be bought.', 'not_available');
+  let coupon: CartState['coupon'] = null;
   if (state.coupon) {
     try {
-      await cartCoupon(ctx, state, state.coupon.code, 'couponCode');
+      coupon = await cartCoupon(ctx, state, state.coupon.code, 'couponCode');
     } catch (err) {
       if (!(err instanceof ApiError) || !err.violations) throw err;
       for (const x of err.violations) d.add(x.propertyPath, x.message, x.code);
@@ -142,7 +145,7 @@ async function checkConfirm(ctx: ServiceContext, state: CartState, input: Confir
       .get();
     existingCustomerId = found?.id ?? null;
   }
-  return { email, phone, address, addressId, method: input.newPaymentMethod ?? null, methodId, existingCustomerId };
+  return { email, phone, address, addressId, method: input.newPaymentMethod ?? null, methodId, existingCustomerId, coupon };
 }
 
 function result(state: CartState): ConfirmCartResult {
@@ -185,11 +188,12 @@ const agreed = (view: CartState['view']) => JSON.stringify([view.price, view.ite
 /**
  * What completion bills is the catalogue as it is now and, for a known customer, the customer's
  * stored address and VAT id (billing taxes by them), not what the cart's snapshot or the typed
- * address said. Before anything is written the cart is brought up to date (with `extra`, changes the
+ * address said. Before anything is written the cart is brought up to date (the coupon as the checks
+ * found it, and `extra`, changes the
  * caller makes anyway); if that moves its price, the buyer sees the new one first: 409
  * `price-changed`, and the cart shows it (docs/decisions.md, Checkout).
  */
-async function upToDate(ctx: ServiceContext, state: CartState, extra: Partial<CartState> = {}): Promise<CartState> {
+async function upToDate(ctx: ServiceContext, state: CartState, checked: Checked, extra: Partial<CartState> = {}): Promise<CartState> {
   const current: CartState = { ...state, ...extra };
   const changes: Partial<CartState> = { ...extra };
   const live = await ctx.db.select().from(pricePlans).where(tenantRowsById(pricePlans, ctx.tenant.id, current.items.map((i) => i.price.id)));
@@ -200,10 +204,7 @@ async function upToDate(ctx: ServiceContext, state: CartState, extra: Partial<Ca
   if (items.some((i, n) => i !== current.items[n])) changes.items = items;
   const taxGroups = Object.fromEntries((await loadTaxGroups(ctx)).entries());
   if (JSON.stringify(taxGroups) !== JSON.stringify(current.taxGroups)) changes.taxGroups = taxGroups;
-  if (current.coupon) {
-    const coupon = await cartCoupon(ctx, current, current.coupon.code, 'couponCode');
-    if (JSON.stringify(coupon) !== JSON.stringify(current.coupon)) changes.coupon = coupon;
-  }
+  if (current.coupon && JSON.stringify(checked.coupon) !== JSON.stringify(current.coupon)) changes.coupon = checked.coupon;
   if (current.customerId) {
     const customer = await ctx.db.select().from(customers).where(and(eq(customers.tenantId, ctx.tenant.id), eq(customers.id, current.customerId))).get();
     if (customer) {
@@ -223,7 +224,7 @@ async function upToDate(ctx: ServiceContext, state: CartState, extra: Partial<Ca
 export async function confirm(ctx: ServiceContext, given: CartState, input: ConfirmCartInput): Promise<ConfirmCartResult> {
   requireConfirmable(given);
   const checked = await checkConfirm(ctx, given, input);
-  const state = await upToDate(ctx, given);
+  const state = await upToDate(ctx, given, checked);
   if (checked.existingCustomerId) {
     // An existing customer's e-mail: nothing is made until the buyer proves the address is theirs.
     await requestOtp(ctx, checked.email!);
@@ -242,7 +243,7 @@ export async function confirmAsCustomer(ctx: ServiceContext, given: CartState, c
   const owned: CartState = { ...given, customerId, pendingOtp: null };
   const checked = await checkConfirm(ctx, owned, await openConfirm(ctx, given.id, pending.confirm));
   // The cart is the customer's from now on, whatever the price check says.
-  const state = await upToDate(ctx, given, { customerId, pendingOtp: null });
+  const state = await upToDate(ctx, given, checked, { customerId, pendingOtp: null });
   const locked = await lock(ctx, state, { email: state.email, phone: checked.phone, invoiceAddress: state.invoiceAddress });
   await complete(ctx, locked, { ...checked, existingCustomerId: null });
   return locked;
