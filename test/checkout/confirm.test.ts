@@ -93,6 +93,22 @@ describe('PUT /public/checkout/cart/{id}/confirm', () => {
     expect((await eventsOf(t, cart.id)).map((e) => e.type).filter((e) => e.startsWith('cart.'))).toEqual(['cart.completed', 'cart.paid']);
   });
 
+  it('confirms even when the buyer\'s details are saved at the same moment (the page saving the address as the order is sent)', async () => {
+    const t = await createTenant();
+    await checkoutCatalogue(t);
+    for (let round = 0; round < 4; round++) {
+      const cart = (await openCart(t)).body;
+      const [saved, confirmed] = await Promise.all([
+        cartPut(cart.id, 'buyer', { invoiceAddress: GERMAN_ADDRESS }),
+        cartPut(cart.id, 'confirm', { email: `race-${round}@example.com`, newInvoiceAddress: GERMAN_ADDRESS, newPaymentMethod: testingCard }),
+      ]);
+      expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);
+      // The save either landed first or found the cart being confirmed.
+      expect([200, 409]).toContain(saved.status);
+    }
+    expect((await rows(t)).subscriptions).toBe(4);
+  });
+
   it('completes exactly once when confirmed twice at the same time', async () => {
     const t = await createTenant();
     await checkoutCatalogue(t);

@@ -97,9 +97,20 @@ export function setBuyerDetails(env: Env, cartId: string, input: BuyerDetailsInp
 
 /** Fynn's confirm: completes the cart exactly once, or asks for the one-time code of an existing customer's e-mail. */
 export async function confirmCart(env: Env, cartId: string, input: ConfirmCartInput): Promise<ConfirmCartResult> {
-  const state = await loadCart(env, cartId);
-  const ctx = await cartContext(env, state.tenantId);
-  return confirm(ctx, state, input);
+  for (let attempt = 1; ; attempt++) {
+    const state = await loadCart(env, cartId);
+    const ctx = await cartContext(env, state.tenantId);
+    try {
+      return await confirm(ctx, state, input);
+    } catch (err) {
+      // Another change of the cart landed between the read and the lock (the page saving the
+      // buyer's address a moment before the order was sent): the cart is still open, so the confirm
+      // starts again from the cart as it is now. A cart someone else is confirming is 409 as before.
+      const raced = err instanceof ApiError && err.status === 409 && err.type !== 'price-changed' && attempt < 3;
+      if (raced && (await loadCart(env, cartId)).status === 'open') continue;
+      throw err;
+    }
+  }
 }
 
 /**
