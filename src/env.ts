@@ -2,7 +2,13 @@ import type { CartObjectApi } from './objects/cart-object-api';
 import type { TenantObjectApi } from './objects/tenant-object-api';
 
 export interface Env {
+  /** Shard 0 and the directory (tenant → shard). Further shards are bindings named in D1_SHARDS. */
   DB: D1Database;
+  /**
+   * The D1 bindings holding tenants' data, comma-separated, DB first ("DB,DB_1"); default "DB".
+   * Only ever appended to: the directory names shards by binding (docs/decisions.md, Tenancy and shards).
+   */
+  D1_SHARDS?: string;
   TENANT: DurableObjectNamespace<TenantObjectApi>;
   /** One CartObject per public checkout cart, named by the cart id (src/objects/cart-object.ts). */
   CART: DurableObjectNamespace<CartObjectApi>;

@@ -1,5 +1,5 @@
 import { and, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm';
-import { createDb } from '../db/client';
+import { settled, shardSweeps, sweepTenants, type ShardSweep } from '../db/directory';
 import { carts, idempotencyKeys, invoices, subscriptions, tenants } from '../db/schema';
 import { sweepSubscriptions } from '../services/subscriptions/sweep';
 import { importRates } from '../services/billing/exchange-rates';
@@ -14,19 +14,20 @@ import type { Env } from '../env';
 import { systemNow } from '../lib/clock';
 import { logError } from '../lib/log';
 
-/** Nightly clean-up: idempotency records past their 24 h retention. */
-export async function purgeExpiredIdempotencyKeys(env: Env): Promise<number> {
-  const db = createDb(env.DB);
-  const deleted = await db.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, systemNow().toISOString())).returning({ key: idempotencyKeys.key });
+/** Nightly clean-up: a shard's idempotency records past their 24 h retention. */
+export async function purgeExpiredIdempotencyKeys(sweep: ShardSweep): Promise<number> {
+  const deleted = await sweep.db
+    .delete(idempotencyKeys)
+    .where(and(lt(idempotencyKeys.expiresAt, systemNow().toISOString()), settled(sweep, idempotencyKeys.tenantId)))
+    .returning({ key: idempotencyKeys.key });
   return deleted.length;
 }
 
-/** Applies due subscription transitions for every tenant, each at its own `now` (test clock or real). */
-export async function sweepAllTenants(env: Env): Promise<number> {
-  const db = createDb(env.DB);
+/** Applies due subscription transitions for every tenant of a shard, each at its own `now` (test clock or real). */
+export async function sweepAllTenants(env: Env, sweep: ShardSweep): Promise<number> {
   let changed = 0;
-  for (const tenant of await db.select().from(tenants)) {
-    const ctx = createServiceContext({ env, db, tenant });
+  for (const tenant of await sweepTenants(sweep)) {
+    const ctx = createServiceContext({ env, db: sweep.db, tenant });
     for (let more = true; more; ) {
       const result = await sweepSubscriptions(ctx);
       changed += result.changed;
@@ -36,13 +37,12 @@ export async function sweepAllTenants(env: Env): Promise<number> {
   return changed;
 }
 
-/** Marks the cards whose expiry month has passed `expired`, every tenant at its own now. */
-export async function expireAllPaymentMethods(env: Env): Promise<number> {
-  const db = createDb(env.DB);
+/** Marks the cards whose expiry month has passed `expired`, every tenant of a shard at its own now. */
+export async function expireAllPaymentMethods(env: Env, sweep: ShardSweep): Promise<number> {
   let expired = 0;
-  for (const tenant of await db.select().from(tenants)) {
+  for (const tenant of await sweepTenants(sweep)) {
     try {
-      expired += await expirePaymentMethods(createServiceContext({ env, db, tenant }));
+      expired += await expirePaymentMethods(createServiceContext({ env, db: sweep.db, tenant }));
     } catch (err) {
       logError({ job: 'payment-method-expiry', tenantId: tenant.id }, err);
     }
@@ -50,13 +50,14 @@ export async function expireAllPaymentMethods(env: Env): Promise<number> {
   return expired;
 }
 
-/** Starts a billing run in the TenantObject of every tenant with live subscriptions; the objects work them through alarms. */
-export async function dispatchBilling(env: Env): Promise<number> {
-  const db = createDb(env.DB);
-  const due = await db
-    .selectDistinct({ tenantId: subscriptions.tenantId })
-    .from(subscriptions)
-    .where(and(inArray(subscriptions.status, ['active', 'paused', 'cancelled']), isNotNull(subscriptions.billingAnchor)));
+/** Starts a billing run in the TenantObject of every tenant of a shard with live subscriptions; the objects work them through alarms. */
+export async function dispatchBilling(env: Env, sweep: ShardSweep): Promise<number> {
+  const due = (
+    await sweep.db
+      .selectDistinct({ tenantId: subscriptions.tenantId })
+      .from(subscriptions)
+      .where(and(inArray(subscriptions.status, ['active', 'paused', 'cancelled']), isNotNull(subscriptions.billingAnchor)))
+  ).filter((d) => sweep.tenants.has(d.tenantId));
   for (const { tenantId } of due) await env.TENANT.getByName(tenantId).runBilling(tenantId, { trigger: 'cron', sync: false });
   return due.length;
 }
@@ -64,13 +65,12 @@ export async function dispatchBilling(env: Env): Promise<number> {
 /** How long an abandoned cart's record is kept after it expired (the tenant may look at it meanwhile). */
 const ABANDONED_CART_RETENTION_MS = 30 * 86_400_000;
 
-/** Nightly clean-up: carts never completed, expired more than 30 days ago (their buyer's details with them). */
-export async function purgeAbandonedCarts(env: Env): Promise<number> {
-  const db = createDb(env.DB);
+/** Nightly clean-up: a shard's carts never completed, expired more than 30 days ago (their buyer's details with them). */
+export async function purgeAbandonedCarts(sweep: ShardSweep): Promise<number> {
   const before = new Date(systemNow().getTime() - ABANDONED_CART_RETENTION_MS).toISOString();
-  const deleted = await db
+  const deleted = await sweep.db
     .delete(carts)
-    .where(and(inArray(carts.status, ['open', 'confirming']), lt(carts.expiresAt, before)))
+    .where(and(inArray(carts.status, ['open', 'confirming']), lt(carts.expiresAt, before), settled(sweep, carts.tenantId)))
     .returning({ id: carts.id });
   return deleted.length;
 }
@@ -78,11 +78,10 @@ export async function purgeAbandonedCarts(env: Env): Promise<number> {
 /** Tenants whose dunning runs the nightly job starts at once. */
 const DUNNING_TENANTS_AT_ONCE = 6;
 
-/** Runs dunning in the TenantObject of every tenant with open invoices past their due date, each at its own now. */
-export async function dispatchDunning(env: Env): Promise<number> {
-  const db = createDb(env.DB);
+/** Runs dunning in the TenantObject of every tenant of a shard with open invoices past their due date, each at its own now. */
+export async function dispatchDunning(env: Env, sweep: ShardSweep): Promise<number> {
   // Only tenants with an invoice past its due date at the tenant's own now (a test clock, else the real one).
-  const due = await db
+  const found = await sweep.db
     .selectDistinct({ tenantId: invoices.tenantId })
     .from(invoices)
     .innerJoin(tenants, eq(tenants.id, invoices.tenantId))
@@ -94,6 +93,7 @@ export async function dispatchDunning(env: Env): Promise<number> {
         sql`${invoices.dueDate} < COALESCE(${tenants.testClockNow}, ${systemNow().toISOString()})`,
       ),
     );
+  const due = found.filter((d) => sweep.tenants.has(d.tenantId));
   // A few tenants at a time: each run is its own object's work, with a bounded part done inline.
   let issued = 0;
   for (let i = 0; i < due.length; i += DUNNING_TENANTS_AT_ONCE) {
@@ -106,38 +106,45 @@ export async function dispatchDunning(env: Env): Promise<number> {
   return issued;
 }
 
-/** Dispatches cron triggers (wrangler.toml) to their jobs: every 15 minutes the subscription sweep, billing dispatch, outbox sweeper and render sweeper; nightly the rate import, open-banking pulls, card expiry, dunning and clean-up. */
+/**
+ * Dispatches cron triggers (wrangler.toml) to their jobs, shard by shard (docs/decisions.md, Tenancy
+ * and shards): every 15 minutes the subscription sweep, billing dispatch, outbox sweeper, render,
+ * collection and dunning-delivery sweepers; nightly the rate import (into every shard), open-banking
+ * pulls, card expiry, clean-up and dunning. A shard whose jobs fail does not keep the others from theirs.
+ */
 export async function runScheduled(controller: ScheduledController, env: Env): Promise<void> {
-  if (controller.cron === '*/15 * * * *') {
-    const changed = await sweepAllTenants(env);
-    console.log(JSON.stringify({ level: 'info', job: 'subscription-sweep', changed }));
-    const dispatched = await dispatchBilling(env);
-    console.log(JSON.stringify({ level: 'info', job: 'billing-dispatch', tenants: dispatched }));
-    const swept = await sweepDeliveries(env);
-    console.log(JSON.stringify({ level: 'info', job: 'outbox-sweeper', ...swept }));
-    const renders = await sweepUnrendered(env);
-    console.log(JSON.stringify({ level: 'info', job: 'render-sweeper', queued: renders }));
-    const collections = await sweepAllCollections(env);
-    console.log(JSON.stringify({ level: 'info', job: 'collection-sweeper', moved: collections }));
-    const reminders = await sweepUndeliveredDunning(env);
-    console.log(JSON.stringify({ level: 'info', job: 'dunning-delivery-sweeper', queued: reminders }));
-  }
   if (controller.cron === '0 3 * * *') {
     try {
-      const imported = await importRates(createDb(env.DB), platformPorts(env).rateSource, systemNow());
+      const imported = await importRates(env, platformPorts(env).rateSource, systemNow());
       console.log(JSON.stringify({ level: 'info', job: 'exchange-rates', imported }));
     } catch (err) {
       logError({ job: 'exchange-rates' }, err);
     }
-    const banking = await syncAllOpenBankingAccounts(env);
-    console.log(JSON.stringify({ level: 'info', job: 'open-banking-sync', ...banking }));
-    const expired = await expireAllPaymentMethods(env);
-    console.log(JSON.stringify({ level: 'info', job: 'payment-method-expiry', expired }));
-    const purged = await purgeExpiredIdempotencyKeys(env);
-    console.log(JSON.stringify({ level: 'info', job: 'purge-idempotency-keys', purged }));
-    const abandoned = await purgeAbandonedCarts(env);
-    console.log(JSON.stringify({ level: 'info', job: 'purge-abandoned-carts', deleted: abandoned }));
-    const dunning = await dispatchDunning(env);
-    console.log(JSON.stringify({ level: 'info', job: 'dunning', issued: dunning }));
+  }
+  for (const sweep of await shardSweeps(env)) {
+    try {
+      await runShardJobs(controller.cron, env, sweep);
+    } catch (err) {
+      logError({ job: 'cron', cron: controller.cron, shard: sweep.shard }, err);
+    }
+  }
+}
+
+async function runShardJobs(cron: string, env: Env, sweep: ShardSweep): Promise<void> {
+  const log = (job: string, figures: Record<string, unknown>) => console.log(JSON.stringify({ level: 'info', job, shard: sweep.shard, ...figures }));
+  if (cron === '*/15 * * * *') {
+    log('subscription-sweep', { changed: await sweepAllTenants(env, sweep) });
+    log('billing-dispatch', { tenants: await dispatchBilling(env, sweep) });
+    log('outbox-sweeper', await sweepDeliveries(env, sweep));
+    log('render-sweeper', { queued: await sweepUnrendered(env, sweep) });
+    log('collection-sweeper', { moved: await sweepAllCollections(env, sweep) });
+    log('dunning-delivery-sweeper', { queued: await sweepUndeliveredDunning(env, sweep) });
+  }
+  if (cron === '0 3 * * *') {
+    log('open-banking-sync', await syncAllOpenBankingAccounts(env, sweep));
+    log('payment-method-expiry', { expired: await expireAllPaymentMethods(env, sweep) });
+    log('purge-idempotency-keys', { purged: await purgeExpiredIdempotencyKeys(sweep) });
+    log('purge-abandoned-carts', { deleted: await purgeAbandonedCarts(sweep) });
+    log('dunning', { issued: await dispatchDunning(env, sweep) });
   }
 }

@@ -7,8 +7,12 @@ import * as schema from './schema';
 export type Db = DrizzleD1Database<typeof schema>;
 export type Tenant = typeof schema.tenants.$inferSelect;
 
-export function createDb(d1: D1Database): Db {
-  return drizzle(d1, { schema });
+/**
+ * Drizzle over a D1 database or one of its sessions (read replication): Drizzle's D1 driver only
+ * calls `prepare` and `batch`, which a D1DatabaseSession has too, so a session stands in for the database.
+ */
+export function createDb(d1: D1Database | D1DatabaseSession): Db {
+  return drizzle(d1 as D1Database, { schema });
 }
 
 /** SQLite's message for a UNIQUE violation names the index columns, e.g. `customers.tenant_id, customers.email_key`. */

@@ -1,6 +1,7 @@
-import { and, asc, eq, isNull, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, lte, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { createDb, inJson, type Db, runBatch } from '../db/client';
+import { inJson, type Db, runBatch } from '../db/client';
+import { settled, tenantDb, type ShardSweep } from '../db/directory';
 import { insertRows } from '../db/insert';
 import { events, tenants, webhookDeliveries, webhooks } from '../db/schema';
 import type { Env, EventMessage } from '../env';
@@ -24,23 +25,34 @@ function subscribed(webhook: WebhookRow, type: string): boolean {
 }
 
 /**
- * Moves outbox events to webhook deliveries: one delivery per event and enabled webhook that wants
- * it (UNIQUE per webhook and event, so publishing twice is harmless), events marked published in the
- * same batch, then a queue message per delivery. Runs right after a write and from the cron sweeper.
+ * Moves a tenant's outbox events to webhook deliveries, right after a write (and from the
+ * TenantObject after billing). A tenant without webhooks has nothing to deliver; its events are
+ * marked published by the sweeper, in bulk, instead of costing every write another batch.
  */
-export async function publishOutbox(env: Env, tenantId?: string): Promise<number> {
-  const db = createDb(env.DB);
+export async function publishOutbox(env: Env, tenantId: string): Promise<number> {
+  const db = await tenantDb(env, tenantId);
+  if (!db) return 0;
+  const any = await db.select({ id: webhooks.id }).from(webhooks).where(and(eq(webhooks.tenantId, tenantId), eq(webhooks.enabled, true))).limit(1).get();
+  if (!any) return 0;
+  return publish(env, db, eq(events.tenantId, tenantId));
+}
+
+/** The sweeper's part of publishing: a batch of a shard's outbox, of every tenant not being moved. */
+export function publishShardOutbox(env: Env, sweep: ShardSweep): Promise<number> {
+  return publish(env, sweep.db, settled(sweep, events.tenantId));
+}
+
+/**
+ * One event per enabled webhook that wants it becomes a delivery (UNIQUE per webhook and event, so
+ * publishing twice is harmless), the events are marked published in the same batch, then a queue
+ * message per delivery.
+ */
+async function publish(env: Env, db: Db, which: SQL | undefined): Promise<number> {
   const now = systemNow().toISOString();
-  // After a request: a tenant without webhooks has nothing to deliver; its events are marked
-  // published by the sweeper, in bulk, instead of costing every write another batch.
-  if (tenantId) {
-    const any = await db.select({ id: webhooks.id }).from(webhooks).where(and(eq(webhooks.tenantId, tenantId), eq(webhooks.enabled, true))).limit(1).get();
-    if (!any) return 0;
-  }
   const pending = await db
     .select()
     .from(events)
-    .where(and(isNull(events.publishedAt), tenantId ? eq(events.tenantId, tenantId) : undefined))
+    .where(and(isNull(events.publishedAt), which))
     .orderBy(asc(events.createdAt), asc(events.id))
     .limit(PUBLISH_BATCH);
   if (pending.length === 0) return 0;
@@ -105,10 +117,11 @@ export type DeliveryOutcome = 'delivered' | 'retry' | 'failed' | 'skipped';
  * else is retried with backoff until the last attempt, after which the delivery fails and the
  * webhook's failure count rises.
  */
-export async function attemptDelivery(env: Env, deliveryId: string, random = Math.random): Promise<DeliveryOutcome> {
-  const db = createDb(env.DB);
+export async function attemptDelivery(env: Env, tenantId: string, deliveryId: string, random = Math.random): Promise<DeliveryOutcome> {
+  const db = await tenantDb(env, tenantId);
+  if (!db) return 'skipped';
   const now = systemNow();
-  const delivery = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get();
+  const delivery = await db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.tenantId, tenantId), eq(webhookDeliveries.id, deliveryId))).get();
   if (!delivery || delivery.status !== 'pending') return 'skipped';
   if (delivery.nextAttemptAt && delivery.nextAttemptAt > now.toISOString()) {
     await scheduleNext(env, delivery.id, delivery.tenantId, new Date(delivery.nextAttemptAt));
@@ -181,15 +194,16 @@ export async function attemptDelivery(env: Env, deliveryId: string, random = Mat
  * racing): older deliveries of the same webhook that were never attempted go first. Deliveries
  * already retrying do not hold the others back.
  */
-export async function attemptInOrder(env: Env, deliveryId: string): Promise<DeliveryOutcome> {
-  const db = createDb(env.DB);
-  const delivery = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get();
-  if (!delivery) return 'skipped';
+export async function attemptInOrder(env: Env, tenantId: string, deliveryId: string): Promise<DeliveryOutcome> {
+  const db = await tenantDb(env, tenantId);
+  const delivery = db && (await db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.tenantId, tenantId), eq(webhookDeliveries.id, deliveryId))).get());
+  if (!db || !delivery) return 'skipped';
   const earlier = await db
     .select({ id: webhookDeliveries.id })
     .from(webhookDeliveries)
     .where(
       and(
+        eq(webhookDeliveries.tenantId, tenantId),
         eq(webhookDeliveries.webhookId, delivery.webhookId),
         eq(webhookDeliveries.status, 'pending'),
         eq(webhookDeliveries.attempts, 0),
@@ -198,8 +212,8 @@ export async function attemptInOrder(env: Env, deliveryId: string): Promise<Deli
     )
     .orderBy(asc(webhookDeliveries.id))
     .limit(50);
-  for (const e of earlier) await attemptDelivery(env, e.id);
-  return attemptDelivery(env, deliveryId);
+  for (const e of earlier) await attemptDelivery(env, tenantId, e.id);
+  return attemptDelivery(env, tenantId, deliveryId);
 }
 
 /** Fails the delivery and disables its webhook, saying why (a condition retrying cannot change). */
@@ -221,29 +235,33 @@ async function scheduleNext(env: Env, deliveryId: string, tenantId: string, at: 
 }
 
 /**
- * The cron sweeper: publishes events a request did not get to, and re-enqueues deliveries whose
- * next attempt is due (those waiting longer than a queue delay, and those whose message was lost).
+ * The cron sweeper of a shard: publishes events a request did not get to, and re-enqueues
+ * deliveries whose next attempt is due (those waiting longer than a queue delay, and those whose
+ * message was lost).
  */
-export async function sweepDeliveries(env: Env): Promise<{ published: number; requeued: number }> {
+export async function sweepDeliveries(env: Env, sweep: ShardSweep): Promise<{ published: number; requeued: number }> {
   let published = 0;
-  for (let n = await publishOutbox(env); n > 0; n = await publishOutbox(env)) published += n;
-  const db = createDb(env.DB);
-  const due = await db
+  for (let n = await publishShardOutbox(env, sweep); n > 0; n = await publishShardOutbox(env, sweep)) published += n;
+  const due = await sweep.db
     .select({ id: webhookDeliveries.id, tenantId: webhookDeliveries.tenantId })
     .from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, systemNow().toISOString())))
+    .where(and(eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, systemNow().toISOString()), settled(sweep, webhookDeliveries.tenantId)))
     .limit(1000);
   await enqueue(env, due.map((d) => ({ deliveryId: d.id, tenantId: d.tenantId })));
   return { published, requeued: due.length };
 }
 
 /** Messages that exhausted the queue's own retries: recorded on the delivery and left for the sweeper, never dropped. */
-export async function recordDeadLetters(env: Env, deliveryIds: string[]) {
-  if (deliveryIds.length === 0) return;
-  const db = createDb(env.DB);
+export async function recordDeadLetters(env: Env, messages: EventMessage[]) {
+  const byTenant = new Map<string, string[]>();
+  for (const m of messages) byTenant.set(m.tenantId, [...(byTenant.get(m.tenantId) ?? []), m.deliveryId]);
   const now = systemNow().toISOString();
-  await db
-    .update(webhookDeliveries)
-    .set({ deadLetteredAt: now, nextAttemptAt: now })
-    .where(and(inJson(webhookDeliveries.id, deliveryIds), eq(webhookDeliveries.status, 'pending')));
+  for (const [tenantId, deliveryIds] of byTenant) {
+    const db = await tenantDb(env, tenantId);
+    if (!db) continue;
+    await db
+      .update(webhookDeliveries)
+      .set({ deadLetteredAt: now, nextAttemptAt: now })
+      .where(and(eq(webhookDeliveries.tenantId, tenantId), inJson(webhookDeliveries.id, deliveryIds), eq(webhookDeliveries.status, 'pending')));
+  }
 }

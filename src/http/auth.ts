@@ -1,13 +1,16 @@
 import { and, eq } from 'drizzle-orm';
 import { jwtVerify } from 'jose';
 import type { MiddlewareHandler } from 'hono';
-import { apiKeys, customers, tenants } from '../db/schema';
+import type { Tenant } from '../db/client';
+import { openTenant, tenantDb } from '../db/directory';
+import { customers, tenants } from '../db/schema';
 import { sha256Hex, timingSafeEqual } from '../lib/crypto';
 import { systemNow, tenantNow } from '../lib/clock';
 import { ApiError } from './errors';
 import { hasPermission } from './permissions';
 import type { AppEnv, Principal } from './context';
 import { jwtKey, JWT_AUDIENCE, JWT_ISSUER } from '../services/platform/customer-sessions';
+import { lookupApiKey } from './api-key-lookup';
 
 /** `public`: no credentials; `admin`: the platform operator's ADMIN_TOKEN; otherwise `<resource>:<read|write>`. */
 export type Access = 'public' | 'admin' | `${string}:${'read' | 'write'}`;
@@ -27,13 +30,7 @@ function bearer(header: string | undefined): string | undefined {
 
 
 async function authenticateApiKey(c: Parameters<MiddlewareHandler<AppEnv>>[0], key: string): Promise<Principal> {
-  const hash = await sha256Hex(key);
-  const row = await c.var.db
-    .select({ key: apiKeys, tenant: tenants })
-    .from(apiKeys)
-    .innerJoin(tenants, eq(tenants.id, apiKeys.tenantId))
-    .where(eq(apiKeys.keyHash, hash))
-    .get();
+  const row = await lookupApiKey(c.env, await sha256Hex(key));
   if (!row || row.key.revokedAt) throw ApiError.unauthorized();
   if (row.key.expiresAt && row.key.expiresAt <= systemNow().toISOString()) throw ApiError.unauthorized('The API key has expired.');
   c.set('tenant', row.tenant);
@@ -50,7 +47,9 @@ async function authenticateCustomerToken(c: Parameters<MiddlewareHandler<AppEnv>
   if (claims.role !== 'customer' || typeof claims.tid !== 'string' || typeof claims.sub !== 'string') throw ApiError.unauthorized();
   // The customer is checked on every use: a token of a customer archived (or deleted) since it was
   // issued stops working at once instead of when it expires.
-  const row = await c.var.db
+  const db = await tenantDb(c.env, claims.tid);
+  if (!db) throw ApiError.unauthorized();
+  const row = await db
     .select({ tenant: tenants, status: customers.status })
     .from(tenants)
     .leftJoin(customers, and(eq(customers.tenantId, tenants.id), eq(customers.id, claims.sub)))
@@ -67,8 +66,17 @@ async function authenticateCustomerToken(c: Parameters<MiddlewareHandler<AppEnv>
 async function authenticateBearer(c: Parameters<MiddlewareHandler<AppEnv>>[0], token: string): Promise<Principal> {
   const principal = token.split('.').length === 3 ? await authenticateCustomerToken(c, token) : await authenticateApiKey(c, token);
   c.set('principal', principal);
-  c.set('now', tenantNow(c.var.tenant));
+  await useTenant(c, c.var.tenant);
   return principal;
+}
+
+/** The request's tenant from here on: its database (the one door: its shard, docs/decisions.md, Tenancy and shards) and its now. */
+async function useTenant(c: Parameters<MiddlewareHandler<AppEnv>>[0], tenant: Tenant): Promise<void> {
+  const db = await tenantDb(c.env, tenant.id);
+  if (!db) throw ApiError.unauthorized();
+  c.set('tenant', tenant);
+  c.set('db', db);
+  c.set('now', tenantNow(tenant));
 }
 
 /**
@@ -87,10 +95,9 @@ export async function identifyPublicTenant(c: Parameters<MiddlewareHandler<AppEn
   }
   const tenantId = c.req.header('X-Tenant-Id')?.trim();
   if (!tenantId) throw ApiError.badRequest('Name the tenant: send an API key as Bearer token, or the tenant id in the X-Tenant-Id header.');
-  const tenant = tenantId.length <= 64 ? await c.var.db.select().from(tenants).where(eq(tenants.id, tenantId)).get() : undefined;
-  if (!tenant) throw ApiError.badRequest('Unknown tenant.', [{ propertyPath: 'X-Tenant-Id', message: 'No such tenant.', code: 'not_found' }]);
-  c.set('tenant', tenant);
-  c.set('now', tenantNow(tenant));
+  const found = await openTenant(c.env, tenantId);
+  if (!found) throw ApiError.badRequest('Unknown tenant.', [{ propertyPath: 'X-Tenant-Id', message: 'No such tenant.', code: 'not_found' }]);
+  await useTenant(c, found.tenant);
 }
 
 /** Authenticates the caller and checks the route's declared access rule. */

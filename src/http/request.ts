@@ -1,20 +1,28 @@
 import type { MiddlewareHandler } from 'hono';
 import { sha256Hex } from '../lib/crypto';
 import { newId } from '../lib/ids';
-import { createDb } from '../db/client';
+import { BOOKMARK_HEADER, responseBookmark, runWithD1Scope } from '../db/shards';
 import { ApiError, propertyPath } from './errors';
 import { illFormedString, MAX_JSON_DEPTH, nestedDeeperThan } from './json';
 import type { AppEnv } from './context';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** Echoes a sane X-Request-Id or makes one, and opens the database handle for the request. */
+/**
+ * Echoes a sane X-Request-Id or makes one, and runs the request in its D1 scope: the database is
+ * only opened once the tenant is known (its shard), reads go through a session that honours the
+ * client's `x-d1-bookmark`, and the response carries the bookmark to send next time, errors
+ * included (docs/decisions.md, Tenancy and shards).
+ */
 export const requestSetup: MiddlewareHandler<AppEnv> = async (c, next) => {
   const given = c.req.header('X-Request-Id');
   const requestId = given && /^[A-Za-z0-9._:\-]{1,128}$/.test(given) ? given : newId();
   c.set('requestId', requestId);
-  c.set('db', createDb(c.env.DB));
-  await next();
+  await runWithD1Scope(c.req.method, c.req.header(BOOKMARK_HEADER), async () => {
+    await next();
+    const bookmark = await responseBookmark().catch(() => undefined);
+    if (bookmark) c.res.headers.set(BOOKMARK_HEADER, bookmark);
+  });
   c.res.headers.set('X-Request-Id', requestId);
 };
 

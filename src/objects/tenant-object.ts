@@ -2,9 +2,10 @@ import { DurableObject } from 'cloudflare:workers';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { and, eq, inArray, max } from 'drizzle-orm';
 import { formatNumber } from '../billing/numbering';
-import { createDb, isGuardFailure, isUniqueViolation } from '../db/client';
+import { isGuardFailure, isUniqueViolation, type Db } from '../db/client';
+import { DIRECTORY_CACHE_MS, openTenant, tenantDb, TenantMovingError } from '../db/directory';
 import { guardedUpdate } from '../db/commit';
-import { billingRuns, dunningDocuments, events, invoices, tenants } from '../db/schema';
+import { billingRuns, dunningDocuments, events, invoices } from '../db/schema';
 import type { Env } from '../env';
 import { createServiceContext, type ServiceContext } from '../services/context';
 import type { DunningIssueRequest, DunningIssueResult, FinalizeRequest, FinalizeResult, Numbering } from '../services/ports/numbering';
@@ -146,7 +147,7 @@ export class TenantObject extends DurableObject<Env> implements TenantObjectApi 
    * Callers hold the serial queue.
    */
   private async commitNumbered(req: FinalizeRequest, leading: BatchItem<'sqlite'>[]): Promise<FinalizeResult> {
-    const db = createDb(this.env.DB);
+    const db = await this.db(req.tenantId);
     return this.allocate(
       `document:${req.type}`,
       req,
@@ -175,8 +176,8 @@ export class TenantObject extends DurableObject<Env> implements TenantObjectApi 
    * once whatever runs meanwhile.
    */
   issueDunningDocument(req: DunningIssueRequest): Promise<DunningIssueResult> {
-    return this.serial(() => {
-      const db = createDb(this.env.DB);
+    return this.serial(async () => {
+      const db = await this.db(req.tenantId);
       return this.allocate(
         `dunning:${req.type}`,
         req,
@@ -212,13 +213,13 @@ export class TenantObject extends DurableObject<Env> implements TenantObjectApi 
    */
   private async allocate<Refused>(
     range: string,
-    req: { format: string; date: string; timeZone: string; customerNumber: string },
+    req: { tenantId: string; format: string; date: string; timeZone: string; customerNumber: string },
     build: (number: string, next: number) => BatchItem<'sqlite'>[],
     refused: (err: unknown) => Refused | null,
     seqColumn: string,
     storedMax: () => Promise<number>,
   ): Promise<{ ok: true; number: string; numberSeq: number } | Refused> {
-    const db = createDb(this.env.DB);
+    const db = await this.db(req.tenantId);
     for (let attempt = 0; attempt < 3; attempt++) {
       const next = this.currentNumber(range) + 1;
       const number = formatNumber(req.format, { number: next, date: new Date(req.date), timeZone: req.timeZone, customerNumber: req.customerNumber });
@@ -237,10 +238,21 @@ export class TenantObject extends DurableObject<Env> implements TenantObjectApi 
     throw new Error(`could not allocate a number of ${range} after 3 attempts`);
   }
 
+  /**
+   * The tenant's database, through the one door (docs/decisions.md, Tenancy and shards): the object
+   * runs outside any request, so this is its shard's primary. Asked on every call, not kept: the
+   * directory's per-isolate cache makes it free, and a tenant moved to another shard is followed.
+   */
+  private async db(tenantId: string): Promise<Db> {
+    const db = await tenantDb(this.env, tenantId);
+    if (!db) throw new Error(`unknown tenant ${tenantId}`);
+    return db;
+  }
+
   private async context(tenantId: string, asOf?: Date): Promise<ServiceContext> {
-    const db = createDb(this.env.DB);
-    const tenant = await db.select().from(tenants).where(eq(tenants.id, tenantId)).get();
-    if (!tenant) throw new Error(`unknown tenant ${tenantId}`);
+    const found = await openTenant(this.env, tenantId);
+    if (!found) throw new Error(`unknown tenant ${tenantId}`);
+    const { db, tenant } = found;
     // Inside the object, numbering needs no round trip through the stub: the draft, its ledger rows
     // and its number are one batch.
     const numbering: Numbering = {
@@ -284,12 +296,23 @@ export class TenantObject extends DurableObject<Env> implements TenantObjectApi 
     });
   }
 
-  /** Continues the stored run. Alarms are delivered at least once; a repeated chunk bills nothing twice. */
+  /**
+   * Continues the stored run. Alarms are delivered at least once; a repeated chunk bills nothing
+   * twice. While the tenant is moved between shards the run waits (the alarm is set again a minute
+   * on) and then continues on the new shard.
+   */
   override async alarm() {
     const tenantId = await this.billingSerial(async () => {
       const stored = await this.ctx.storage.get<StoredRun>('run');
       if (!stored) return null;
-      const ctx = await this.context(stored.tenantId, new Date(stored.asOf));
+      let ctx: ServiceContext;
+      try {
+        ctx = await this.context(stored.tenantId, new Date(stored.asOf));
+      } catch (err) {
+        if (!(err instanceof TenantMovingError)) throw err;
+        await this.ctx.storage.setAlarm(Date.now() + DIRECTORY_CACHE_MS);
+        return null;
+      }
       const run = await ctx.db.select().from(billingRuns).where(eq(billingRuns.id, stored.runId)).get();
       if (!run) {
         await this.ctx.storage.delete('run');

@@ -12,6 +12,7 @@ export const TenantSchema = z
     defaultCurrency: z.string(),
     timeZone: z.string(),
     mode: z.enum(['live', 'test']),
+    shard: z.string().openapi({ description: 'The D1 database (binding name) that holds the tenant\'s data', example: 'DB_1' }),
     createdAt: z.string(),
   })
   .openapi('Tenant');

@@ -1,4 +1,5 @@
-import { createDb, type Db, type Tenant } from '../db/client';
+import type { Db, Tenant } from '../db/client';
+import { openTenant } from '../db/directory';
 import type { Env } from '../env';
 import { tenantNow } from '../lib/clock';
 import { gatewayDirectory } from './ports/gateways';
@@ -35,7 +36,8 @@ export interface ContextInit {
   tenant: Tenant;
   /** Default: the tenant's now (its test clock, or the real clock). */
   now?: Date;
-  db?: Db;
+  /** The tenant's database, from the one door (`tenantDb`/`openTenant`, src/db/directory.ts): its shard. */
+  db: Db;
   waitUntil?(promise: Promise<unknown>): void;
   /** Default: through the TenantObject's stub; the object passes its own, in-object numbering. */
   numbering?: Numbering;
@@ -48,7 +50,7 @@ export function platformPorts(env: Env): Pick<Ports, 'vatChecker' | 'rateSource'
 
 /** The one factory: HTTP requests, the TenantObject, cron jobs and the test clock all build their context here. */
 export function createServiceContext(init: ContextInit): ServiceContext {
-  const db = init.db ?? createDb(init.env.DB);
+  const db = init.db;
   const now = init.now ?? tenantNow(init.tenant);
   return {
     db,
@@ -63,6 +65,15 @@ export function createServiceContext(init: ContextInit): ServiceContext {
     gateways: gatewayDirectory(init.env, db, init.tenant.id),
     openBanking: openBankingProvider(init.env),
   };
+}
+
+/**
+ * The context of a tenant known by its id, through the one door to its database (its shard): what
+ * queue consumers, cron, public routes and the TenantObject start from. Undefined for an unknown tenant.
+ */
+export async function openTenantContext(env: Env, tenantId: string, init: Omit<ContextInit, 'env' | 'tenant' | 'db'> = {}): Promise<ServiceContext | undefined> {
+  const found = await openTenant(env, tenantId);
+  return found && createServiceContext({ ...init, env, db: found.db, tenant: found.tenant });
 }
 
 /** The same context at another instant (billing at a period end, the test clock after it moved). */

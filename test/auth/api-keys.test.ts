@@ -1,6 +1,5 @@
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, api, unique, violations } from '../support/api';
+import { ADMIN_TOKEN, api, unique, violations, dbOf } from '../support/api';
 import { createTenant, keyWith } from '../support/builders';
 
 // Platform administration (tenants and their first key, behind the admin token) and API keys:
@@ -13,7 +12,7 @@ describe('platform administration', () => {
     expect(res.body.tenant).toMatchObject({ name: 'Acme GmbH', countryCode: 'DE', defaultCurrency: 'EUR', timeZone: 'Europe/Berlin', mode: 'live' });
     expect(res.body.apiKey).toMatchObject({ permissions: ['*'], key: expect.stringMatching(/^sk_live_/) });
     expect((await api('/customers', { token: res.body.apiKey.key })).status).toBe(200);
-    const stored = await env.DB.prepare('SELECT key_hash FROM api_keys WHERE id = ?').bind(res.body.apiKey.id).first<{ key_hash: string }>();
+    const stored = await (await dbOf(res.body.tenant.id)).prepare('SELECT key_hash FROM api_keys WHERE id = ?').bind(res.body.apiKey.id).first<{ key_hash: string }>();
     expect(stored!.key_hash).not.toContain(res.body.apiKey.key);
     expect(stored!.key_hash).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -50,7 +49,7 @@ describe('API keys', () => {
     const created = await api('/api-keys', { token: t.key, body: { permissions: ['*'], expiresAt: new Date(Date.now() + 60_000).toISOString() } });
     expect(created.status).toBe(201);
     expect((await api('/customers', { token: created.body.key })).status).toBe(200);
-    await env.DB.prepare('UPDATE api_keys SET expires_at = ? WHERE id = ?').bind(new Date(Date.now() - 1000).toISOString(), created.body.id).run();
+    await (await dbOf(t)).prepare('UPDATE api_keys SET expires_at = ? WHERE id = ?').bind(new Date(Date.now() - 1000).toISOString(), created.body.id).run();
     const res = await api('/customers', { token: created.body.key });
     expect(res.status).toBe(401);
     expect(res.body.detail).toMatch(/expired/);

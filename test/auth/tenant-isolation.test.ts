@@ -1,6 +1,7 @@
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api } from '../support/api';
+import { env } from 'cloudflare:workers';
+import { shardNames } from '../../src/db/shards';
+import { api, dbOf, shardOf } from '../support/api';
 import { createCustomer, createTenant } from '../support/builders';
 import { SETTINGS } from '../documents/builders';
 import { CREDITOR_ID, OTHER_IBAN, sepaMethod } from '../payments/builders';
@@ -9,12 +10,16 @@ import { camt053 } from '../payments/camt';
 /**
  * Tenant isolation over every route in the OpenAPI document: tenant B, holding every permission,
  * tries to read, change and delete each of tenant A's records, and lists every collection. A new
- * route with a path parameter fails this test until it is added to the tables below.
+ * route with a path parameter fails this test until it is added to the tables below. B lives on
+ * A's shard (only the tenant condition keeps A's rows out) and on the other shard (the routing
+ * must not reach A's shard with B's request).
  */
 describe('tenant isolation on every route', () => {
-  it('hides every record of tenant A from tenant B', async () => {
+  it.each(['the same shard', 'another shard'])('hides every record of tenant A from tenant B on %s', async (where) => {
     const a = await createTenant();
-    const b = await createTenant();
+    const aShard = await shardOf(a);
+    const b = await createTenant({ shard: shardNames(env).find((s) => (where === 'the same shard' ? s === aShard : s !== aShard)) });
+    expect(await shardOf(b) === aShard).toBe(where === 'the same shard');
     const group = (await api('/customer-groups', { token: a.key, body: { name: 'A group' } })).body;
     const contact = (await api('/contact-persons', { token: a.key, body: { firstName: 'Ann', lastName: 'Agent', email: 'ann@a.example' } })).body;
     const field = (await api('/custom-fields', { token: a.key, body: { name: 'segment', type: 'string', resource: 'customer' } })).body;
@@ -65,7 +70,7 @@ describe('tenant isolation on every route', () => {
     const webhook = await make('/webhooks', { url: 'https://hooks.a.example/billing', events: ['customer.updated'] });
     const checkoutLink = await make('/checkout-links', { slug: 'a-link', items: [{ product: product.id, pricePlan: pricePlan.id }] });
     const deliveryId = `delivery-${Date.now()}`;
-    await env.DB.prepare(
+    await (await dbOf(a)).prepare(
       `INSERT INTO webhook_deliveries (id, tenant_id, webhook_id, event_id, event_type, status, attempts, created_at) VALUES (?, ?, ?, 'e', 'customer.updated', 'failed', 13, ?)`,
     )
       .bind(deliveryId, a.id, webhook.id, new Date().toISOString())
@@ -94,7 +99,7 @@ describe('tenant isolation on every route', () => {
     // A's dunning: a rule, and a reminder of the debited invoice.
     const dunningRule = await make('/dunning/overdue-rules', { level: 1, type: 'reminder', daysOverdue: 7, dueInDays: 7 });
     const dunningDocument = `dunning-${Date.now()}`;
-    await env.DB.prepare(
+    await (await dbOf(a)).prepare(
       `INSERT INTO dunning_documents (id, tenant_id, customer_id, invoice_id, level, type, status, number, number_seq, language, recipient, title, document_date, due_date, currency_code, open_amount, amount_due, positions, created_at, updated_at)
        VALUES (?, ?, ?, ?, 1, 'reminder', 'open', 'ER-A-1', 1, 'de', '{"name":"A"}', 'Reminder', ?, ?, 'EUR', 1190, 1190, '[]', ?, ?)`,
     )

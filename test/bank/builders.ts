@@ -1,9 +1,8 @@
 // Builders of the bank statement tests (test/bank/*.test.ts): invoices through the API, SEPA
 // collections written directly (the pain.008 part creates them in production; only their
 // reference_id, the end-to-end id, matters here), and the import itself.
-import { env } from 'cloudflare:workers';
 import { expect } from 'vitest';
-import { api, query, type ApiResponse, type TestTenant } from '../support/api';
+import { api, query, type ApiResponse, type TestTenant, dbOf } from '../support/api';
 import { createCustomer } from '../support/builders';
 import { finalized, line } from '../invoices/builders';
 
@@ -38,13 +37,13 @@ export async function sepaCollection(
   const now = new Date().toISOString();
   const methodId = `pm-${t.id.slice(0, 8)}-${counter}`;
   const txId = `tx-${t.id.slice(0, 8)}-${counter}`;
-  await env.DB.prepare(
+  await (await dbOf(t)).prepare(
     `INSERT INTO payment_methods (id, tenant_id, customer_id, gateway_name, type, status, is_default, enabled, created_at, updated_at, iban, mandate_reference, mandate_signed_at)
      VALUES (?, ?, ?, 'sepa_debit', 'sepa_debit', 'active', 1, 1, ?, ?, ?, ?, '2026-01-01')`,
   )
     .bind(methodId, t.id, invoice.customer.id, now, now, opts.iban ?? null, opts.mandate)
     .run();
-  await env.DB.prepare(
+  await (await dbOf(t)).prepare(
     `INSERT INTO transactions (id, tenant_id, customer_id, invoice_id, payment_method_id, type, gateway, status, document_number, currency_code, amount, reference_id, idempotency_key, created_at, updated_at, paid_at, charged_amount)
      VALUES (?, ?, ?, ?, ?, 'payment', 'sepa_debit', ?, ?, 'EUR', ?, ?, ?, ?, ?, ?, ?)`,
   )
@@ -72,7 +71,7 @@ export async function sepaCollection(
 export async function knownIban(t: TestTenant, customerId: string, iban: string) {
   counter += 1;
   const now = new Date().toISOString();
-  await env.DB.prepare(
+  await (await dbOf(t)).prepare(
     `INSERT INTO payment_methods (id, tenant_id, customer_id, gateway_name, type, status, is_default, enabled, created_at, updated_at, iban, mandate_reference)
      VALUES (?, ?, ?, 'sepa_debit', 'sepa_debit', 'active', 0, 1, ?, ?, ?, ?)`,
   )
@@ -133,6 +132,7 @@ export async function ownStatementScenario(t: TestTenant): Promise<Scenario> {
 
 export async function invoiceState(t: TestTenant, id: string) {
   const [row] = await query<{ status: string; paid_amount: number; gross_amount: number; pay_date: string | null }>(
+    t,
     'SELECT status, paid_amount, gross_amount, pay_date FROM invoices WHERE tenant_id = ? AND id = ?',
     t.id,
     id,

@@ -5,7 +5,7 @@ import { createDb } from '../../src/db/client';
 import { tenants } from '../../src/db/schema';
 import { createServiceContext } from '../../src/services/context';
 import { importStatement } from '../../src/services/bank/import';
-import { countRows, query } from '../support/api';
+import { countRows, query, dbOf, type TestTenant } from '../support/api';
 import { createCustomer, createTenant } from '../support/builders';
 
 // A statement of 10,000 transfers against 10,000 open invoices, each naming its invoice and paying
@@ -35,7 +35,7 @@ async function openInvoices(tenantId: string, customerId: string) {
       const gross = amount(i);
       rows.push([`inv-${tenantId.slice(0, 8)}-${i}`, number(i), i, gross]);
     }
-    await env.DB.prepare(
+    await (await dbOf(tenantId)).prepare(
       `INSERT INTO invoices (id, tenant_id, customer_id, type, status, number, number_seq, created_at, currency_code, finalization_date, due_date, net_amount, tax_amount, gross_amount, updated_at)
        SELECT json_extract(value, '$[0]'), ?, ?, 'TYPE_INVOICE', 'STATUS_UNPAID', json_extract(value, '$[1]'), json_extract(value, '$[2]') + 1000000, ?, 'EUR', ?, '2026-05-01T00:00:00.000Z', json_extract(value, '$[3]'), 0, json_extract(value, '$[3]'), ?
        FROM json_each(?)`,
@@ -45,9 +45,9 @@ async function openInvoices(tenantId: string, customerId: string) {
   }
 }
 
-/** The test database, counting the statements it is sent. */
-function countingDb() {
-  const real = env.DB;
+/** The tenant's database, counting the statements it is sent. */
+async function countingDb(t: TestTenant) {
+  const real = await dbOf(t);
   const counter = { statements: 0, batches: 0 };
   const d1 = new Proxy(real, {
     get(target, prop) {
@@ -77,7 +77,7 @@ describe('a statement of 10,000 lines against 10,000 open invoices', () => {
     await openInvoices(t.id, customer.id);
     const xml = statement();
     const bytes = new TextEncoder().encode(xml);
-    const { db, counter } = countingDb();
+    const { db, counter } = await countingDb(t);
     const tenant = await db.select().from(tenants).where(eq(tenants.id, t.id)).get();
     const ctx = createServiceContext({ env, db, tenant: tenant! });
     const started = Date.now();
@@ -86,11 +86,12 @@ describe('a statement of 10,000 lines against 10,000 open invoices', () => {
     console.log(`bank import: ${N} lines, ${(bytes.length / 1e6).toFixed(1)} MB, ${ms} ms (${Math.round((N * 1000) / ms)} lines/s), ${counter.statements} D1 statements in ${counter.batches} batches`);
     expect(outcome.result).toMatchObject({ added: N, booked: N, manualMatchingRequired: 0, ignored: 0, suggestions: 0 });
     expect(counter.statements).toBeLessThan(1000);
-    const [open] = await query<{ n: number }>("SELECT count(*) AS n FROM invoices WHERE tenant_id = ? AND status <> 'STATUS_PAID'", t.id);
+    const [open] = await query<{ n: number }>(t, "SELECT count(*) AS n FROM invoices WHERE tenant_id = ? AND status <> 'STATUS_PAID'", t.id);
     expect(open!.n).toBe(0);
     expect(await countRows('transactions', t, "AND status = 'succeeded'")).toBe(N);
     expect(await countRows('events', t, "AND type = 'invoice.paid'")).toBe(N);
     const [sum] = await query<{ paid: number; assigned: number }>(
+      t,
       'SELECT (SELECT sum(paid_amount) FROM invoices WHERE tenant_id = ?1) AS paid, (SELECT sum(assigned_amount) FROM bank_account_transactions WHERE tenant_id = ?1) AS assigned',
       t.id,
     );

@@ -5,7 +5,7 @@ import { createDb } from '../../src/db/client';
 import { tenants } from '../../src/db/schema';
 import { importStatement } from '../../src/services/bank/import';
 import { createServiceContext } from '../../src/services/context';
-import { countRows, get, query, type TestTenant } from '../support/api';
+import { countRows, get, query, type TestTenant, dbOf } from '../support/api';
 import { createCustomer, createTenant } from '../support/builders';
 import { invoiceOf } from './builders';
 
@@ -28,7 +28,7 @@ function statement(lines: { ref: string; amount: string; text: string }[]): stri
 async function racingContext(t: TestTenant, meanwhile: () => Promise<unknown>) {
   let writesInvoices = false;
   let raced = false;
-  const d1 = new Proxy(env.DB, {
+  const d1 = new Proxy(await dbOf(t), {
     get(target, prop) {
       if (prop === 'prepare') {
         return (q: string) => {
@@ -66,8 +66,8 @@ describe('an invoice changed while a statement is imported', () => {
       { ref: 'C-3', amount: '238.00', text: 'RE-0000000003' },
     ]);
     // Invoice 2 is paid by other means between the read and the write.
-    const { ctx, raced } = await racingContext(t, () =>
-      env.DB.prepare("UPDATE invoices SET paid_amount = gross_amount, status = 'STATUS_PAID', updated_at = '2099-01-01T00:00:00.000Z' WHERE tenant_id = ? AND id = ?")
+    const { ctx, raced } = await racingContext(t, async () =>
+      (await dbOf(t)).prepare("UPDATE invoices SET paid_amount = gross_amount, status = 'STATUS_PAID', updated_at = '2099-01-01T00:00:00.000Z' WHERE tenant_id = ? AND id = ?")
         .bind(t.id, inv[1]!.id)
         .run(),
     );
@@ -81,6 +81,7 @@ describe('an invoice changed while a statement is imported', () => {
       ['RE-0000000003', 'STATUS_BOOKED', 1],
     ]);
     const rows = await query<{ number: string; status: string; paid_amount: number; gross_amount: number }>(
+      t,
       'SELECT number, status, paid_amount, gross_amount FROM invoices WHERE tenant_id = ? ORDER BY number',
       t.id,
     );
@@ -102,12 +103,12 @@ describe('an invoice changed while a statement is imported', () => {
       { ref: 'D-1', amount: '119.00', text: 'RE-0000000001' },
       { ref: 'D-2', amount: '59.50', text: 'RE-0000000002' },
     ]);
-    const { ctx } = await racingContext(t, () =>
-      env.DB.prepare("UPDATE invoices SET internal_note = 'looked at', updated_at = '2099-01-01T00:00:00.000Z' WHERE tenant_id = ? AND id = ?").bind(t.id, inv[0]!.id).run(),
+    const { ctx } = await racingContext(t, async () =>
+      (await dbOf(t)).prepare("UPDATE invoices SET internal_note = 'looked at', updated_at = '2099-01-01T00:00:00.000Z' WHERE tenant_id = ? AND id = ?").bind(t.id, inv[0]!.id).run(),
     );
     const outcome = await importStatement(ctx, new TextEncoder().encode(xml));
     expect(outcome.result).toMatchObject({ added: 2, booked: 2, manualMatchingRequired: 0 });
-    const [first] = await query<{ status: string; internal_note: string }>('SELECT status, internal_note FROM invoices WHERE tenant_id = ? AND id = ?', t.id, inv[0]!.id);
+    const [first] = await query<{ status: string; internal_note: string }>(t, 'SELECT status, internal_note FROM invoices WHERE tenant_id = ? AND id = ?', t.id, inv[0]!.id);
     expect(first).toEqual({ status: 'STATUS_PAID', internal_note: 'looked at' });
   });
 });

@@ -91,6 +91,7 @@ describe('importing our own camt.053', () => {
     expect((await invoiceState(t, s.inv[1]!.id)).pay_date).toBe('2026-03-02T00:00:00.000Z');
 
     const txs = await query<{ invoice_id: string; type: string; gateway: string; status: string; amount: number; fee_amount: number; fail_reason: string | null; parent_transaction_id: string | null; paid_at: string | null }>(
+      t,
       'SELECT invoice_id, type, gateway, status, amount, fee_amount, fail_reason, parent_transaction_id, paid_at FROM transactions WHERE tenant_id = ? ORDER BY document_number, type, created_at',
       t.id,
     );
@@ -111,6 +112,7 @@ describe('importing our own camt.053', () => {
 
     // Every payment on an invoice names its transaction; invoice 8's stays as received, then taken back.
     const payments = await query<{ invoice_id: string; amount: number; transaction_id: string | null; payment_method: string }>(
+      t,
       'SELECT invoice_id, amount, transaction_id, payment_method FROM invoice_payments WHERE tenant_id = ? ORDER BY amount',
       t.id,
     );
@@ -247,7 +249,7 @@ describe('importBankItems: the path open-banking pulls share', () => {
     await ownStatementScenario(t);
     expectStatus(await importCamt(t, MARCH), 201);
     // As if the first request had stored the lines and stopped: the gift line still waits for matching.
-    await query("UPDATE bank_account_transactions SET status = 'STATUS_RECEIVED' WHERE tenant_id = ? AND remittance_information = 'Spende'", t.id);
+    await query(t, "UPDATE bank_account_transactions SET status = 'STATUS_RECEIVED' WHERE tenant_id = ? AND remittance_information = 'Spende'", t.id);
     const again = await importCamt(t, MARCH);
     expectStatus(again, 200);
     expect(again.body).toMatchObject({ added: 0, manualMatchingRequired: 4 });

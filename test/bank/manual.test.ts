@@ -95,7 +95,7 @@ describe('assigning by hand', () => {
     expectStatus(await del(t, `/payment/bank-account-transaction-assignments/${assignment.id}`), 204);
     expect(await unpaid(t, s.inv[9]!.id)).toBe('STATUS_UNPAID 23.80');
     expect((await get(t, `/payment/bank-account-transactions/${gift.id}`)).body).toMatchObject({ status: 'STATUS_MANUAL_MATCHING_REQUIRED', assignedAmount: { amount: '0.00' }, remainder: { amount: '42.00' }, assignments: [] });
-    const [tx] = await query<{ status: string; fail_reason: string }>('SELECT status, fail_reason FROM transactions WHERE tenant_id = ? AND id = ?', t.id, assignment.transaction.id);
+    const [tx] = await query<{ status: string; fail_reason: string }>(t, 'SELECT status, fail_reason FROM transactions WHERE tenant_id = ? AND id = ?', t.id, assignment.transaction.id);
     expect(tx).toEqual({ status: 'failed', fail_reason: 'assignment_removed' });
     expect(await countRows('invoice_payments', t, 'AND transaction_id = ?', assignment.transaction.id)).toBe(0);
     expect((await eventsOf(t)).slice(before).map((e) => e.type)).toEqual(['transaction.failed', 'invoice.updated', 'invoice.unpaid']);
@@ -121,7 +121,7 @@ describe('assigning by hand', () => {
     expectStatus(res, 201);
     expect(res.body).toMatchObject({ status: 'accepted', matchedBy: 'manual', amount: { amount: '10.00', currencyCode: 'EUR' }, fee: { amount: '0.50', currencyCode: 'EUR' }, bankAccountTransaction: { id: gift.id } });
     expect(await unpaid(t, s.inv[9]!.id)).toBe('STATUS_UNPAID 13.80');
-    const [payment] = await query<{ amount: number; fee_amount: number }>('SELECT amount, fee_amount FROM invoice_payments WHERE tenant_id = ? AND invoice_id = ?', t.id, s.inv[9]!.id);
+    const [payment] = await query<{ amount: number; fee_amount: number }>(t, 'SELECT amount, fee_amount FROM invoice_payments WHERE tenant_id = ? AND invoice_id = ?', t.id, s.inv[9]!.id);
     expect(payment).toEqual({ amount: 1000, fee_amount: 50 });
 
     const danke = await line('Danke');

@@ -1,6 +1,5 @@
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, countRows, del, eventsOf, expectProblem, expectStatus, get, post, put, query, type TestTenant } from '../support/api';
+import { api, countRows, del, eventsOf, expectProblem, expectStatus, get, post, put, query, type TestTenant, dbOf } from '../support/api';
 import { created, createCustomer, createTenant } from '../support/builders';
 import { finalizedInvoice, line } from '../documents/builders';
 import { OTHER_IBAN, sepaFileTransactions, sepaTenant } from '../payments/builders';
@@ -186,6 +185,7 @@ describe('assigning again after an assignment was removed', () => {
     expect(await owed(t, invoice.id)).toBe('STATUS_PAID 0.00');
 
     const payments = await query<{ idempotency_key: string; status: string; amount: number }>(
+      t,
       "SELECT idempotency_key, status, amount FROM transactions WHERE tenant_id = ? AND gateway = 'bank_transfer' ORDER BY created_at, idempotency_key",
       t.id,
     );
@@ -194,7 +194,7 @@ describe('assigning again after an assignment was removed', () => {
       { idempotency_key: `bank:${lineId}:${invoice.id}:2`, status: 'failed', amount: 11900 },
       { idempotency_key: `bank:${lineId}:${invoice.id}:3`, status: 'succeeded', amount: 11900 },
     ]);
-    expect(await query('SELECT amount FROM invoice_payments WHERE tenant_id = ?', t.id)).toEqual([{ amount: 11900 }]);
+    expect(await query(t, 'SELECT amount FROM invoice_payments WHERE tenant_id = ?', t.id)).toEqual([{ amount: 11900 }]);
   });
 });
 
@@ -206,7 +206,7 @@ describe('invoice numbers naming an invoice whose payment is on its way', () => 
     const charged = await invoiceOf(t, customer.id, '50.00');
     const { transactionId } = await sepaCollection(t, debited, { amount: 11900, endToEndId: 'E2E-LIVE', mandate: 'MANDATE-LIVE' });
     const now = new Date().toISOString();
-    await env.DB.prepare(
+    await (await dbOf(t)).prepare(
       `INSERT INTO transactions (id, tenant_id, customer_id, invoice_id, type, gateway, status, currency_code, amount, idempotency_key, created_at, updated_at)
        VALUES (?, ?, ?, ?, 'payment', 'testing', 'pending', 'EUR', 5950, ?, ?, ?)`,
     )

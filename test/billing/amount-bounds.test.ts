@@ -1,6 +1,5 @@
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { expectProblem, get, post, put, violations } from '../support/api';
+import { expectProblem, get, post, put, violations, dbOf } from '../support/api';
 import { created, createCustomer, ok, tick } from '../support/builders';
 import { expectInvoices, I, invoicesOf, item, L, local, offer, product, subscribe, tenantAt } from './scenario';
 
@@ -104,9 +103,9 @@ describe('amount bounds', () => {
     const customer = await createCustomer(t);
     const d = await subscribe(t, customer.id, [item(pro, '1')], { name: 'Legacy' });
     // As the API accepted it before: 999999999999999.9999999999 × 999999999999999.
-    await env.DB.batch([
-      env.DB.prepare('UPDATE price_plans SET price_amount = ? WHERE tenant_id = ? AND id = ?').bind('999999999999999.9999999999', t.id, pro.price.id),
-      env.DB.prepare('UPDATE subscription_items SET quantity = ? WHERE tenant_id = ? AND subscription_id = ?').bind('999999999999999', t.id, d.id),
+    await (await dbOf(t)).batch([
+      (await dbOf(t)).prepare('UPDATE price_plans SET price_amount = ? WHERE tenant_id = ? AND id = ?').bind('999999999999999.9999999999', t.id, pro.price.id),
+      (await dbOf(t)).prepare('UPDATE subscription_items SET quantity = ? WHERE tenant_id = ? AND subscription_id = ?').bind('999999999999999', t.id, d.id),
     ]);
     const estimate = await get(t, `/subscriptions/${d.id}/estimated-amount`);
     expectProblem(estimate, 409, '/problems/not-billable');

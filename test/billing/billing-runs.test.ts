@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { runDurableObjectAlarm } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { api, type TestTenant } from '../support/api';
+import { api, type TestTenant, dbOf } from '../support/api';
 import { createCustomer, createTenant, flatMonthlyFee } from '../support/builders';
 
 // Billing runs (POST /billing-runs, and the TenantObject that runs them): every subscription is
@@ -12,7 +12,7 @@ import { createCustomer, createTenant, flatMonthlyFee } from '../support/builder
 async function workerContext(t: TestTenant, now: string) {
   const { createDb } = await import('../../src/db/client');
   const { createServiceContext } = await import('../../src/services/context');
-  const db = createDb(env.DB);
+  const db = createDb((await dbOf(t)));
   const tenant = (await db.query.tenants.findFirst({ where: (x, { eq }) => eq(x.id, t.id) }))!;
   return createServiceContext({ env, db, tenant, now: new Date(now) });
 }
@@ -34,7 +34,7 @@ describe('billing runs: exactly once', () => {
 
   const invoiceCounts = async (t: TestTenant) =>
     (
-      await env.DB.prepare(`SELECT subscription_id AS s, count(*) AS n, group_concat(status) AS statuses FROM invoices WHERE tenant_id = ? GROUP BY subscription_id`)
+      await (await dbOf(t)).prepare(`SELECT subscription_id AS s, count(*) AS n, group_concat(status) AS statuses FROM invoices WHERE tenant_id = ? GROUP BY subscription_id`)
         .bind(t.id)
         .all<{ s: string; n: number; statuses: string }>()
     ).results;
@@ -62,9 +62,9 @@ describe('billing runs: exactly once', () => {
     const counts = await invoiceCounts(t);
     expect(counts).toHaveLength(6);
     for (const c of counts) expect(c).toMatchObject({ n: 1, statuses: 'STATUS_UNPAID' });
-    const numbers = (await env.DB.prepare(`SELECT number_seq AS n FROM invoices WHERE tenant_id = ? ORDER BY number_seq`).bind(t.id).all<{ n: number }>()).results.map((r) => r.n);
+    const numbers = (await (await dbOf(t)).prepare(`SELECT number_seq AS n FROM invoices WHERE tenant_id = ? ORDER BY number_seq`).bind(t.id).all<{ n: number }>()).results.map((r) => r.n);
     expect(numbers).toEqual([1, 2, 3, 4, 5, 6]);
-    const ledger = await env.DB.prepare(`SELECT count(*) AS n FROM billing_ledger WHERE tenant_id = ?`).bind(t.id).first();
+    const ledger = await (await dbOf(t)).prepare(`SELECT count(*) AS n FROM billing_ledger WHERE tenant_id = ?`).bind(t.id).first();
     expect(ledger).toEqual({ n: 6 });
   });
 
@@ -78,13 +78,13 @@ describe('billing runs: exactly once', () => {
     const failing = { ...base, numbering: { ...base.numbering, finalize: () => Promise.reject(new Error('D1 went away')) } };
     await expect(billSubscription(failing, subs[0]!, base.now, 'failing-run')).rejects.toThrow('D1 went away');
     expect(await invoiceCounts(t)).toEqual([]);
-    expect(await env.DB.prepare(`SELECT count(*) AS n FROM billing_ledger WHERE tenant_id = ?`).bind(t.id).first()).toEqual({ n: 0 });
+    expect(await (await dbOf(t)).prepare(`SELECT count(*) AS n FROM billing_ledger WHERE tenant_id = ?`).bind(t.id).first()).toEqual({ n: 0 });
     // The object's run bills all three, each numbered in the batch that writes it.
     await api('/test-clock', { method: 'PUT', token: t.key, body: { now: '2025-03-01T11:00:00Z' } });
     const counts = await invoiceCounts(t);
     expect(counts).toHaveLength(3);
     for (const c of counts) expect(c).toMatchObject({ n: 1, statuses: 'STATUS_UNPAID' });
-    const finalized = await env.DB.prepare(`SELECT count(*) AS n FROM events WHERE tenant_id = ? AND type = 'invoice.finalized'`).bind(t.id).first();
+    const finalized = await (await dbOf(t)).prepare(`SELECT count(*) AS n FROM events WHERE tenant_id = ? AND type = 'invoice.finalized'`).bind(t.id).first();
     expect(finalized).toEqual({ n: 3 });
   });
 
@@ -117,7 +117,7 @@ describe('billing runs: exactly once', () => {
     const counts = await invoiceCounts(t);
     expect(counts).toHaveLength(30);
     for (const c of counts) expect(c).toMatchObject({ n: 1, statuses: 'STATUS_UNPAID' });
-    const numbers = (await env.DB.prepare(`SELECT number_seq AS n FROM invoices WHERE tenant_id = ? ORDER BY number_seq`).bind(t.id).all<{ n: number }>()).results;
+    const numbers = (await (await dbOf(t)).prepare(`SELECT number_seq AS n FROM invoices WHERE tenant_id = ? ORDER BY number_seq`).bind(t.id).all<{ n: number }>()).results;
     expect(numbers.map((r) => r.n)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
   });
 
@@ -138,7 +138,7 @@ describe('billing runs: exactly once', () => {
     ]);
     expect(ran).toBe(true);
     expect(finalizations.map((f) => f.status)).toEqual(drafts.map(() => 201));
-    const rows = (await env.DB.prepare(`SELECT number_seq AS n, source_type AS source FROM invoices WHERE tenant_id = ? ORDER BY number_seq`).bind(t.id).all<{ n: number; source: string }>()).results;
+    const rows = (await (await dbOf(t)).prepare(`SELECT number_seq AS n, source_type AS source FROM invoices WHERE tenant_id = ? ORDER BY number_seq`).bind(t.id).all<{ n: number; source: string }>()).results;
     expect(rows.map((r) => r.n)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
     expect(rows.filter((r) => r.source === 'subscription')).toHaveLength(8);
   });
@@ -179,12 +179,12 @@ describe('billing runs: concurrent paths', () => {
     for (let i = 0; i < 5 && (await runDurableObjectAlarm(stub)); i++);
     // Activated 15 January, monthly in advance: 15 Jan, 15 Feb and 15 Mar are due by 16 March,
     // 3 periods × 5 subscriptions = 15 ledger rows, each exactly once.
-    const ledger = await env.DB.prepare(`SELECT period_start AS p, count(*) AS n FROM billing_ledger WHERE tenant_id = ? GROUP BY period_start ORDER BY period_start`)
+    const ledger = await (await dbOf(t)).prepare(`SELECT period_start AS p, count(*) AS n FROM billing_ledger WHERE tenant_id = ? GROUP BY period_start ORDER BY period_start`)
       .bind(t.id)
       .all<{ p: string; n: number }>();
     expect(ledger.results.map((r) => r.n)).toEqual([5, 5, 5]);
     // 15 periods at 10.00 net: 150.00 net, × 1.19 = 178.50 gross over all invoices.
-    const totals = await env.DB.prepare(`SELECT sum(net_amount) AS net, sum(gross_amount) AS gross FROM invoices WHERE tenant_id = ?`).bind(t.id).first();
+    const totals = await (await dbOf(t)).prepare(`SELECT sum(net_amount) AS net, sum(gross_amount) AS gross FROM invoices WHERE tenant_id = ?`).bind(t.id).first();
     expect(totals).toEqual({ net: 15000, gross: 17850 });
     // The clock's run waited for the alarm's chunk under way (January of all five), then billed
     // what it left (February and March, one invoice each); both end completed with nothing left.
@@ -194,7 +194,7 @@ describe('billing runs: concurrent paths', () => {
     expect(summary('api', '2030-01-15T10:00:00.000Z')).toEqual([{ status: 'completed', invoicesCreated: 5, itemsBilled: 5, errors: 0 }]);
     expect(summary('test_clock', '2030-03-16T10:00:00.000Z')).toEqual([{ status: 'completed', invoicesCreated: 5, itemsBilled: 10, errors: 0 }]);
     // The runs did not interleave: the alarm's five invoices took the first numbers of the range.
-    const order = await env.DB.prepare(`SELECT r.trigger AS t FROM invoices i JOIN billing_runs r ON r.id = i.billing_run_id WHERE i.tenant_id = ? ORDER BY i.number_seq`)
+    const order = await (await dbOf(t)).prepare(`SELECT r.trigger AS t FROM invoices i JOIN billing_runs r ON r.id = i.billing_run_id WHERE i.tenant_id = ? ORDER BY i.number_seq`)
       .bind(t.id)
       .all<{ t: string }>();
     expect(order.results.map((r) => r.t)).toEqual([...Array(5).fill('api'), ...Array(5).fill('test_clock')]);
@@ -221,10 +221,10 @@ describe('billing runs: concurrent paths', () => {
     // Its batch for Jan–Mar meets January's ledger row; it plans again and bills February and March.
     const result = await billSubscription(late, s.id, late.now, null, stale);
     expect(result).toMatchObject({ lines: 2, skipped: null, invoiceId: expect.any(String) });
-    const ledger = await env.DB.prepare(`SELECT period_start AS p FROM billing_ledger WHERE tenant_id = ? ORDER BY period_start`).bind(t.id).all<{ p: string }>();
+    const ledger = await (await dbOf(t)).prepare(`SELECT period_start AS p FROM billing_ledger WHERE tenant_id = ? ORDER BY period_start`).bind(t.id).all<{ p: string }>();
     // Periods start at the activation instant: 15 Jan, 15 Feb, 15 Mar at 10:00 UTC.
     expect(ledger.results.map((r) => r.p)).toEqual(['2030-01-15T10:00:00.000Z', '2030-02-15T10:00:00.000Z', '2030-03-15T10:00:00.000Z']);
     // 10.00 + 2 × 10.00 net on two invoices; 30.00 × 1.19 = 35.70 gross.
-    expect(await env.DB.prepare(`SELECT count(*) AS n, sum(net_amount) AS net, sum(gross_amount) AS gross FROM invoices WHERE tenant_id = ?`).bind(t.id).first()).toEqual({ n: 2, net: 3000, gross: 3570 });
+    expect(await (await dbOf(t)).prepare(`SELECT count(*) AS n, sum(net_amount) AS net, sum(gross_amount) AS gross FROM invoices WHERE tenant_id = ?`).bind(t.id).first()).toEqual({ n: 2, net: 3000, gross: 3570 });
   });
 });

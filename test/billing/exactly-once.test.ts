@@ -51,10 +51,10 @@ describe('exactly once', () => {
           }),
         );
       }
-      const [ledger] = await query<{ n: number }>('SELECT count(*) AS n FROM billing_ledger WHERE tenant_id = ?', t.id);
+      const [ledger] = await query<{ n: number }>(t, 'SELECT count(*) AS n FROM billing_ledger WHERE tenant_id = ?', t.id);
       expect(ledger!.n).toBe(count);
       expect(await duplicateLedgerRows(t)).toBe(0);
-      const [created] = await query<{ n: number }>("SELECT count(*) AS n FROM events WHERE tenant_id = ? AND type = 'invoice.created'", t.id);
+      const [created] = await query<{ n: number }>(t, "SELECT count(*) AS n FROM events WHERE tenant_id = ? AND type = 'invoice.created'", t.id);
       expect(created!.n).toBe(count);
     };
     await check(30, '2025-01-01', '2025-02-01');
@@ -66,9 +66,9 @@ describe('exactly once', () => {
   it('a run that fails half-way records the error, bills the others, and a rerun bills the failed one exactly once', async () => {
     // 14 March 2014, 12:00 in Berlin: before the first rate of the fixture (17 March).
     const start = '2014-03-14T11:00:00.000Z';
-    const [before] = await query<{ n: number }>("SELECT count(*) AS n FROM exchange_rates WHERE currency = 'USD' AND date <= '2014-03-14'");
-    expect(before!.n, 'precondition: no USD rate on or before 2014-03-14').toBe(0);
     const { t, c } = await tenantAt(start);
+    const [before] = await query<{ n: number }>(t, "SELECT count(*) AS n FROM exchange_rates WHERE currency = 'USD' AND date <= '2014-03-14'");
+    expect(before!.n, 'precondition: no USD rate on or before 2014-03-14').toBe(0);
     const pro = await offer(t, c, 'Pro', '49.99');
     const eur1 = await createCustomer(t);
     const usd = await createCustomer(t, { currencyCode: 'USD' });

@@ -54,6 +54,7 @@ describe('recurring fees', () => {
 
     // Billing's own events; invoice.updated follows in the background when a document's files are stored.
     const events = await query<{ type: string; n: number }>(
+      t,
       "SELECT type, count(*) AS n FROM events WHERE tenant_id = ? AND type LIKE 'invoice.%' AND type <> 'invoice.updated' GROUP BY type ORDER BY type",
       t.id,
     );

@@ -17,9 +17,8 @@
 // - Rounding is half-up, once per position; tax is computed per rate on the sum of the nets.
 // - Activation does not bill by itself: the next billing run (here: setting the clock to the same
 //   instant) bills the first period.
-import { env } from 'cloudflare:workers';
 import { expect } from 'vitest';
-import { api, get, post, put, query, type TestTenant } from '../support/api';
+import { api, get, post, put, query, type TestTenant, everyShard } from '../support/api';
 import { created, createTenant, ok, tick } from '../support/builders';
 
 // ---------------------------------------------------------------------------------------------
@@ -103,7 +102,7 @@ export async function invoicesOfCustomer(t: TestTenant, customerId: string): Pro
 }
 
 export async function invoiceCount(t: TestTenant): Promise<number> {
-  const [row] = await query<{ n: number }>('SELECT count(*) AS n FROM invoices WHERE tenant_id = ?', t.id);
+  const [row] = await query<{ n: number }>(t, 'SELECT count(*) AS n FROM invoices WHERE tenant_id = ?', t.id);
   return row!.n;
 }
 
@@ -213,6 +212,7 @@ export const anyNumber = (_year: number) => expect.stringMatching(/^RE-\d{10}$/)
 
 export async function ledgerRows(t: TestTenant, subscriptionId: string) {
   return query<{ subscription_item_id: string; period_start: string; kind: string; invoice_id: string }>(
+    t,
     `SELECT l.subscription_item_id, l.period_start, l.kind, l.invoice_id FROM billing_ledger l
        JOIN subscription_items i ON i.id = l.subscription_item_id
       WHERE l.tenant_id = ? AND i.subscription_id = ? ORDER BY l.period_start`,
@@ -223,6 +223,7 @@ export async function ledgerRows(t: TestTenant, subscriptionId: string) {
 
 export async function duplicateLedgerRows(t: TestTenant): Promise<number> {
   const rows = await query(
+    t,
     'SELECT subscription_item_id, period_start, kind, count(*) AS n FROM billing_ledger WHERE tenant_id = ? GROUP BY 1, 2, 3 HAVING count(*) > 1',
     t.id,
   );
@@ -248,16 +249,19 @@ export const ECB_USD_2014: [string, string][] = [
   ['2014-05-20', '1.3702'],
 ];
 
+/** ECB rates, as the import stores them: in every shard (docs/decisions.md, Tenancy and shards). */
 export async function insertRates(rates: [string, string][], currency = 'USD') {
-  await env.DB.batch(
-    rates.map(([date, rate]) =>
-      env.DB.prepare('INSERT INTO exchange_rates (date, currency, rate, source, imported_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (date, currency) DO NOTHING').bind(
-        date,
-        currency,
-        rate,
-        'ecb-fixture:ecb-eurofxref-hist-90d-2014-06-13.xml',
-        new Date().toISOString(),
+  for (const db of everyShard()) {
+    await db.batch(
+      rates.map(([date, rate]) =>
+        db.prepare('INSERT INTO exchange_rates (date, currency, rate, source, imported_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (date, currency) DO NOTHING').bind(
+          date,
+          currency,
+          rate,
+          'ecb-fixture:ecb-eurofxref-hist-90d-2014-06-13.xml',
+          new Date().toISOString(),
+        ),
       ),
-    ),
-  );
+    );
+  }
 }

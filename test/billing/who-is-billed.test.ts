@@ -61,7 +61,7 @@ describe('who is billed, and how', () => {
       });
     const drafts = await invoicesOf(t, s1.id);
     expectInvoices(drafts, [month('Approved', null, 'STATUS_DRAFT', '2025-01-01', '2025-02-01'), month('Approved', null, 'STATUS_DRAFT', '2025-02-01', '2025-03-01')]);
-    const approvalEvents = await query<{ resource_id: string }>("SELECT resource_id FROM events WHERE tenant_id = ? AND type = 'invoice.requires_approval'", t.id);
+    const approvalEvents = await query<{ resource_id: string }>(t, "SELECT resource_id FROM events WHERE tenant_id = ? AND type = 'invoice.requires_approval'", t.id);
     expect(approvalEvents.map((e) => e.resource_id).sort()).toEqual(drafts.map((d) => d.id).sort());
     // The customer who opted out is billed and numbered at once (numbers 1 and 2).
     expectInvoices(await invoicesOf(t, s2.id), [

@@ -1,11 +1,10 @@
 // Builders of the catalogue tests (test/catalogue/*.test.ts).
-import { env } from 'cloudflare:workers';
-import { post, unique, type TestTenant } from '../support/api';
+import { post, unique, type TestTenant, dbOf } from '../support/api';
 import { created } from '../support/builders';
 
 /** Records a redemption as activating a subscription with the coupon does: a row in coupon_redemptions. */
 export async function redeem(t: TestTenant, couponId: string, customerId: string, tenantId = t.id) {
-  await env.DB.prepare('INSERT INTO coupon_redemptions (id, tenant_id, coupon_id, customer_id, subscription_id, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+  await (await dbOf(tenantId)).prepare('INSERT INTO coupon_redemptions (id, tenant_id, coupon_id, customer_id, subscription_id, created_at) VALUES (?, ?, ?, ?, ?, ?)')
     .bind(unique('red'), tenantId, couponId, customerId, null, new Date().toISOString())
     .run();
 }

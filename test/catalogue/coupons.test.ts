@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { api, countRows, del, eventsOf, expect422, expectProblem, expectStatus, get, ids, patch, post, put, violations } from '../support/api';
+import { api, countRows, del, eventsOf, expect422, expectProblem, expectStatus, get, ids, patch, post, put, violations, shardOf } from '../support/api';
 import { created, createCustomer, createTenant, eventTypes, keyWith, ok, refusedUnchanged, setClock } from '../support/builders';
 import { redeem, sellable } from './builders';
 
@@ -138,7 +138,8 @@ describe('coupons', () => {
 
   it('a redemption in another tenant with the same coupon id does not lock the coupon', async () => {
     const t = await createTenant();
-    const other = await createTenant();
+    // On the same shard: the tenant condition, not the shard, must keep the other's redemption out.
+    const other = await createTenant({ shard: await shardOf(t) });
     const c = await created(post(t, '/coupons', base));
     await redeem(t, c.id, 'someone', other.id);
     expect((await ok(get(t, `/coupons/${c.id}`))).reedemptions).toBe(false);

@@ -1,6 +1,5 @@
-import { env } from 'cloudflare:workers';
 import { describe, it } from 'vitest';
-import { del, expectProblem, expectStatus, get, patch, post, put, type TestTenant } from '../support/api';
+import { del, expectProblem, expectStatus, get, patch, post, put, type TestTenant, dbOf } from '../support/api';
 import { created, createCustomer, createTenant, ok, refusedUnchanged } from '../support/builders';
 import { createPricePlan, createProduct, redeem, refs, sellable } from './builders';
 
@@ -158,7 +157,7 @@ const inUseCases: InUseCase[] = [
       return {
         url: `/coupons/${c.id}`,
         sibling: `/coupons/${sibling.id}`,
-        release: () => env.DB.prepare('DELETE FROM coupon_redemptions WHERE tenant_id = ? AND coupon_id = ?').bind(t.id, c.id).run(),
+        release: async () => (await dbOf(t)).prepare('DELETE FROM coupon_redemptions WHERE tenant_id = ? AND coupon_id = ?').bind(t.id, c.id).run(),
       };
     },
     elsewhere: async (t) => `/coupons/${(await created(post(t, '/coupons', { code: 'USED', name: 'Used', type: 'percentage', percentage: 10, frequency: 'once' }))).id}`,

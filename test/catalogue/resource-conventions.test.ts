@@ -376,7 +376,7 @@ describe.each(crudCases)('$name: the resource conventions', (c) => {
     expectStatus(removed, 204);
     expect(removed.body).toBeNull();
     expectStatus(await get(t, `${c.path}/${item.id}`), 404);
-    expect(await query(`SELECT id FROM ${c.table} WHERE id = ?`, item.id)).toEqual([]);
+    expect(await query(t, `SELECT id FROM ${c.table} WHERE id = ?`, item.id)).toEqual([]);
 
     const events = await eventsOf(t, item.id);
     expect(events.map((e) => e.type)).toEqual([`${c.event}.created`, `${c.event}.updated`, `${c.event}.updated`, `${c.event}.deleted`]);

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, expect422, expectProblem, expectStatus, get, query } from '../support/api';
+import { api, expect422, expectProblem, expectStatus, get, query, dbOf, sweepOf } from '../support/api';
 import { createTenant } from '../support/builders';
 import { cartGet, cartPut, checkoutCatalogue, openCart } from './builders';
 
@@ -25,7 +25,7 @@ describe('public carts', () => {
       settings: { allowCoupons: true, forceCompany: false, paymentMethods: ['fake_provider', 'sepa_debit', 'bank_transfer'] },
     });
     expect((await cartGet(cart.id)).body).toEqual(cart);
-    const [row] = await query<{ tenant_id: string; status: string; amount_due: number }>('SELECT tenant_id, status, amount_due FROM carts WHERE id = ?', cart.id);
+    const [row] = await query<{ tenant_id: string; status: string; amount_due: number }>(t, 'SELECT tenant_id, status, amount_due FROM carts WHERE id = ?', cart.id);
     expect(row).toEqual({ tenant_id: t.id, status: 'open', amount_due: 2380 });
   });
 
@@ -46,7 +46,7 @@ describe('public carts', () => {
     expect((await cartGet(cart.id)).body.price.amountDue).toBe('35.70');
 
     // The durable record changed behind the object's back: a read does not see it, since it never asks D1.
-    await env.DB.prepare("UPDATE carts SET state = json_set(state, '$.view.price.amountDue', '0.01') WHERE id = ?").bind(cart.id).run();
+    await (await dbOf(t)).prepare("UPDATE carts SET state = json_set(state, '$.view.price.amountDue', '0.01') WHERE id = ?").bind(cart.id).run();
     expect((await cartGet(cart.id)).body.price.amountDue).toBe('35.70');
     // Nor does a read of an unknown id of the right shape find anything there.
     expectProblem(await cartGet('A'.repeat(32)), 404);
@@ -59,7 +59,7 @@ describe('public carts', () => {
     const cart = (await openCart(t)).body;
     expectStatus(await cartPut(cart.id, 'change-quantity', { cartItemId: 'item-1', quantity: 3 }), 200);
     // D1 took a change whose write to the object was lost (version 3, 4 seats).
-    await env.DB.prepare(
+    await (await dbOf(t)).prepare(
       "UPDATE carts SET version = version + 1, state = json_set(state, '$.version', version + 1, '$.items[0].quantity', 4, '$.view.items[0].quantity', 4) WHERE id = ?",
     )
       .bind(cart.id)
@@ -127,11 +127,11 @@ describe('public carts', () => {
     const done = (await openCart(t)).body;
     expectStatus(await cartPut(done.id, 'confirm', { email: 'kept@example.com', newInvoiceAddress: { firstName: 'A', lastName: 'B', street: 'S', houseNumber: '1', zip: '10115', city: 'Berlin', countryCode: 'DE' }, newPaymentMethod: { type: 'bank_transfer' } }), 200);
     const longAgo = new Date(Date.now() - 31 * 86_400_000).toISOString();
-    await env.DB.prepare('UPDATE carts SET expires_at = ? WHERE id IN (?, ?)').bind(longAgo, abandoned.id, done.id).run();
-    await env.DB.prepare('UPDATE carts SET expires_at = ? WHERE id = ?').bind(new Date(Date.now() - 86_400_000).toISOString(), recent.id).run();
+    await (await dbOf(t)).prepare('UPDATE carts SET expires_at = ? WHERE id IN (?, ?)').bind(longAgo, abandoned.id, done.id).run();
+    await (await dbOf(t)).prepare('UPDATE carts SET expires_at = ? WHERE id = ?').bind(new Date(Date.now() - 86_400_000).toISOString(), recent.id).run();
     const { purgeAbandonedCarts } = await import('../../src/cron/index');
-    expect(await purgeAbandonedCarts(env)).toBeGreaterThanOrEqual(1);
-    const left = await query<{ id: string }>('SELECT id FROM carts WHERE tenant_id = ? ORDER BY created_at', t.id);
+    expect(await purgeAbandonedCarts(await sweepOf(t))).toBeGreaterThanOrEqual(1);
+    const left = await query<{ id: string }>(t, 'SELECT id FROM carts WHERE tenant_id = ? ORDER BY created_at', t.id);
     expect(left.map((r) => r.id).sort()).toEqual([recent.id, done.id].sort());
   });
 
@@ -147,7 +147,7 @@ describe('public carts', () => {
       // As after an eviction: the object reads its storage again.
       (obj as unknown as { cached: unknown }).cached = undefined;
     });
-    await env.DB.prepare('UPDATE carts SET expires_at = ? WHERE id = ?').bind(past, cart.id).run();
+    await (await dbOf(t)).prepare('UPDATE carts SET expires_at = ? WHERE id = ?').bind(past, cart.id).run();
     expectProblem(await cartGet(cart.id), 404);
     expectProblem(await cartPut(cart.id, 'change-quantity', { cartItemId: 'item-1', quantity: 3 }), 404);
   });

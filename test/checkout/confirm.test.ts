@@ -38,7 +38,7 @@ describe('PUT /public/checkout/cart/{id}/confirm', () => {
     // 2 seats × 10.00 − 10 % + 19 % VAT, to the cent, as the cart showed it.
     expect(invoice).toMatchObject({ status: 'STATUS_PAID', sourceType: 'cart', customer: { id: done.customer } });
     expect(done.price.amountDue).toBe('21.42');
-    const [stored] = await query<{ gross_amount: number }>('SELECT gross_amount FROM invoices WHERE id = ?', done.invoice);
+    const [stored] = await query<{ gross_amount: number }>(t, 'SELECT gross_amount FROM invoices WHERE id = ?', done.invoice);
     expect(stored!.gross_amount).toBe(2142);
     expect(await countRows('transactions', t, "AND invoice_id = ? AND status = 'succeeded'", done.invoice)).toBe(1);
     const cartEvents = (await eventsOf(t, cart.id)).map((e) => e.type);
@@ -156,7 +156,7 @@ describe('PUT /public/checkout/cart/{id}/confirm', () => {
     const asked = await cartPut(cart.id, 'confirm', { email: 'Known@example.com', newInvoiceAddress: GERMAN_ADDRESS, newPaymentMethod: testingCard });
     expect(asked.body).toEqual({ action: 'otp_required', confirmationMessage: null, redirectUrl: null, status: 'open' });
     expect(await rows(t)).toEqual(before);
-    const [mail] = await query<{ body: string }>('SELECT body FROM outgoing_mails WHERE tenant_id = ? AND "to" = ?', t.id, 'known@example.com');
+    const [mail] = await query<{ body: string }>(t, 'SELECT body FROM outgoing_mails WHERE tenant_id = ? AND "to" = ?', t.id, 'known@example.com');
     const code = /\b(\d{6})\b/.exec(mail!.body)![1]!;
     const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, '0');
     expectProblem(await cartPut(cart.id, 'confirm-otp', { email: 'known@example.com', otp: wrong }), 401);
@@ -170,7 +170,7 @@ describe('PUT /public/checkout/cart/{id}/confirm', () => {
     const sepa = { type: 'sepa_debit', sepaDebit: { iban: 'DE89370400440532013000', accountHolder: 'Known Buyer' } };
     expect((await cartPut(sepaCart.id, 'confirm', { email: 'known@example.com', newInvoiceAddress: GERMAN_ADDRESS, newPaymentMethod: sepa })).body.action).toBe('otp_required');
     expect(await countRows('carts', t, "AND id = ? AND state LIKE '%370400440532013000%'", sepaCart.id)).toBe(0);
-    const mails = await query<{ body: string }>('SELECT body FROM outgoing_mails WHERE tenant_id = ? AND "to" = ? ORDER BY created_at DESC', t.id, 'known@example.com');
+    const mails = await query<{ body: string }>(t, 'SELECT body FROM outgoing_mails WHERE tenant_id = ? AND "to" = ? ORDER BY created_at DESC', t.id, 'known@example.com');
     const second = /\b(\d{6})\b/.exec(mails[0]!.body)![1]!;
     expect((await cartPut(sepaCart.id, 'confirm-otp', { email: 'known@example.com', otp: second })).body).toMatchObject({ status: 'completed', customer: existing.id });
     const methods = (await get(t, `/customers/${existing.id}/payment-methods`)).body.data;

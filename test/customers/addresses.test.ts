@@ -18,6 +18,7 @@ describe('addresses sub-resource', () => {
 
   async function storedDefaults(t: TestTenant, customerId: string) {
     return query<{ id: string; type: string }>(
+      t,
       'SELECT id, type FROM customer_addresses WHERE tenant_id = ? AND customer_id = ? AND is_default = 1 ORDER BY type',
       t.id,
       customerId,

@@ -1,6 +1,5 @@
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, countRows, del, eventsOf, expect422, expectProblem, expectStatus, get, patch, post, put, query, unique, type TestTenant } from '../support/api';
+import { api, countRows, del, eventsOf, expect422, expectProblem, expectStatus, get, patch, post, put, query, unique, type TestTenant, dbOf } from '../support/api';
 import { created, createCustomer, createTenant, eventTypes, setClock } from '../support/builders';
 import { baseBody, createGroup, defineField, normalized, UNREGISTERED_VAT_ID, VALID_VAT_ID } from './builders';
 
@@ -209,7 +208,7 @@ describe('PUT /customers/{id}', () => {
     expect(res.body.defaultEmailAddress).toMatchObject({ id: c.defaultEmailAddress.id, email: 'new.anna@example.com' });
     expect(res.body.defaultInvoiceEmailAddress).toEqual(c.defaultInvoiceEmailAddress);
     expect(normalized((await get(t, `/customers/${c.id}`)).body)).toEqual(normalized(res.body));
-    const stored = await query<{ email: string }>('SELECT email FROM customer_email_addresses WHERE tenant_id = ? AND type = ?', t.id, 'default');
+    const stored = await query<{ email: string }>(t, 'SELECT email FROM customer_email_addresses WHERE tenant_id = ? AND type = ?', t.id, 'default');
     expect(stored).toEqual([{ email: 'new.anna@example.com' }]);
     expect(await eventTypes(t, c.id)).toEqual(['customer.created', 'customer.updated']);
   });
@@ -408,7 +407,7 @@ describe('DELETE /customers/{id}', () => {
   it('409 while the customer has documents; the customer stays', async () => {
     const t = await createTenant();
     const c = await createCustomer(t);
-    await env.DB.prepare('INSERT INTO invoices (id, tenant_id, customer_id, type, status, number, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    await (await dbOf(t)).prepare('INSERT INTO invoices (id, tenant_id, customer_id, type, status, number, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
       .bind(unique('inv'), t.id, c.id, 'TYPE_INVOICE', 'STATUS_PAID', 'RE-2030-00001', new Date().toISOString())
       .run();
     const res = await del(t, `/customers/${c.id}`);
@@ -422,7 +421,7 @@ describe('DELETE /customers/{id}', () => {
   it('ignores documents of another tenant with the same customer id', async () => {
     const t = await createTenant();
     const c = await createCustomer(t);
-    await env.DB.prepare('INSERT INTO invoices (id, tenant_id, customer_id, type, status, number, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    await (await dbOf(t)).prepare('INSERT INTO invoices (id, tenant_id, customer_id, type, status, number, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
       .bind(unique('inv'), 'some-other-tenant', c.id, 'TYPE_INVOICE', 'STATUS_DRAFT', null, new Date().toISOString())
       .run();
     expectStatus(await del(t, `/customers/${c.id}`), 204);
@@ -489,7 +488,7 @@ describe('outbox events', () => {
     expect(evts[2]!.data).toMatchObject({ id: c.id, status: 'STATUS_ARCHIVED' });
     expect(evts[3]!.data).toMatchObject({ id: c.id, status: 'STATUS_ACTIVE' });
     expect(evts[4]!.data).toMatchObject({ id: c.id, customerNumber: c.customerNumber });
-    const [row] = await query<{ version: string; created_at: string }>('SELECT version, created_at FROM events WHERE tenant_id = ? LIMIT 1', t.id);
+    const [row] = await query<{ version: string; created_at: string }>(t, 'SELECT version, created_at FROM events WHERE tenant_id = ? LIMIT 1', t.id);
     expect(row!.version).toEqual(expect.any(String));
     expect(row!.created_at).toMatch(/^\d{4}-\d\d-\d\dT/);
   });
@@ -497,7 +496,7 @@ describe('outbox events', () => {
   it('writes no event for refused changes (422, 409, 404)', async () => {
     const t = await createTenant();
     const c = await createCustomer(t);
-    await env.DB.prepare('INSERT INTO invoices (id, tenant_id, customer_id, type, status, number, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    await (await dbOf(t)).prepare('INSERT INTO invoices (id, tenant_id, customer_id, type, status, number, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
       .bind(unique('inv'), t.id, c.id, 'TYPE_INVOICE', 'STATUS_DRAFT', null, new Date().toISOString())
       .run();
     const refused = [

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, countRows, del, expectProblem, expectStatus, get, patch, post, put, query, violations, type TestTenant } from '../support/api';
+import { api, countRows, del, expectProblem, expectStatus, get, patch, post, put, query, violations, type TestTenant, dbOf } from '../support/api';
 import { created, createCustomer, createTenant, eventTypes, flatMonthlyFee, ok } from '../support/builders';
 import { paymentMethod } from '../subscriptions/builders';
 import { createGroup } from './builders';
@@ -17,6 +17,7 @@ async function draftSubscription(t: TestTenant, customerId: string, extra: Recor
 /** Rows of `table` whose customer_id names no customer of the tenant. */
 async function orphans(t: TestTenant, table: string) {
   const [row] = await query<{ n: number }>(
+    t,
     `SELECT count(*) AS n FROM ${table} x WHERE x.tenant_id = ? AND NOT EXISTS (SELECT 1 FROM customers c WHERE c.tenant_id = x.tenant_id AND c.id = x.customer_id)`,
     t.id,
   );
@@ -137,6 +138,7 @@ describe('other deletes that customers refer to', () => {
       }
     }
     const [dangling] = await query<{ n: number }>(
+      t,
       `SELECT count(*) AS n FROM subscriptions s WHERE s.tenant_id = ? AND s.invoice_address_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM customer_addresses a WHERE a.tenant_id = s.tenant_id AND a.id = s.invoice_address_id)`,
       t.id,
     );
@@ -150,14 +152,14 @@ describe('other deletes that customers refer to', () => {
     const { createDb } = await import('../../src/db/client');
     const { createServiceContext } = await import('../../src/services/context');
     const { pricePlanService } = await import('../../src/services/catalogue/price-plans');
-    const db = createDb(env.DB);
+    const db = createDb((await dbOf(t)));
     const tenant = (await db.query.tenants.findFirst({ where: (x, { eq }) => eq(x.id, t.id) }))!;
     // The race made deterministic: the customer goes away right before the creating batch runs.
     const racing = new Proxy(db, {
       get: (target, prop, receiver) =>
         prop === 'batch'
           ? async (statements: Parameters<typeof db.batch>[0]) => {
-              await env.DB.prepare('DELETE FROM customers WHERE tenant_id = ? AND id = ?').bind(t.id, c.id).run();
+              await (await dbOf(t)).prepare('DELETE FROM customers WHERE tenant_id = ? AND id = ?').bind(t.id, c.id).run();
               return target.batch(statements);
             }
           : Reflect.get(target, prop, receiver),
@@ -203,6 +205,7 @@ describe('other deletes that customers refer to', () => {
       ]);
     }
     const [dangling] = await query<{ n: number }>(
+      t,
       `SELECT count(*) AS n FROM customers c WHERE c.tenant_id = ? AND (
          (c.customer_group_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM customer_groups g WHERE g.tenant_id = c.tenant_id AND g.id = c.customer_group_id))
          OR (c.contact_person_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM contact_persons p WHERE p.tenant_id = c.tenant_id AND p.id = c.contact_person_id)))`,
@@ -219,6 +222,7 @@ describe('other deletes that customers refer to', () => {
       await Promise.all([round % 2 ? del(t, `/customers/${partner.id}`) : patch(t, `/customers/${partner.id}`, { isPartner: false }), put(t, `/customers/${client.id}/partner`, { partner: partner.id })]);
     }
     const [dangling] = await query<{ n: number }>(
+      t,
       `SELECT count(*) AS n FROM customers c WHERE c.tenant_id = ? AND c.partner_id IS NOT NULL
          AND NOT EXISTS (SELECT 1 FROM customers p WHERE p.tenant_id = c.tenant_id AND p.id = c.partner_id AND p.is_partner = 1)`,
       t.id,

@@ -9,6 +9,7 @@ import { baseBody } from './builders';
 describe('e-mail addresses sub-resource', () => {
   async function storedDefaults(t: TestTenant, customerId: string) {
     return query<{ email: string; type: string }>(
+      t,
       'SELECT email, type FROM customer_email_addresses WHERE tenant_id = ? AND customer_id = ? AND is_default = 1 ORDER BY type',
       t.id,
       customerId,

@@ -149,6 +149,6 @@ describe('the n8n node’s customer operations', () => {
     // Delete — DELETE /customers/{id} (row 9).
     expect2xx(await node(t, 'DELETE', `/customers/${id}`));
     expect((await node(t, 'GET', `/customers/${id}`)).status).toBe(404);
-    expect(await query('SELECT id FROM payment_methods WHERE id = ?', card)).toEqual([]);
+    expect(await query(t, 'SELECT id FROM payment_methods WHERE id = ?', card)).toEqual([]);
   });
 });

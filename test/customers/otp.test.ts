@@ -12,7 +12,7 @@ const login = (t: TestTenant, body: Record<string, unknown>, headers: Record<str
   api('/public/customer/otp-login', { token: t.key, body, headers });
 
 async function mailsTo(t: TestTenant, to: string) {
-  return query<{ subject: string; body: string }>('SELECT subject, body FROM outgoing_mails WHERE tenant_id = ? AND "to" = ? ORDER BY created_at, rowid', t.id, to);
+  return query<{ subject: string; body: string }>(t, 'SELECT subject, body FROM outgoing_mails WHERE tenant_id = ? AND "to" = ? ORDER BY created_at, rowid', t.id, to);
 }
 
 /** The code of the latest mail to `to`. */
@@ -36,7 +36,7 @@ describe('POST /public/customer/request-otp', () => {
     expect(mail!.subject).toBe('Your login code');
     expect(mail!.body).toContain('Hello Ada');
     const code = await lastCode(t, 'ada@example.com');
-    const [row] = await query<Record<string, unknown>>('SELECT * FROM customer_otp_codes WHERE tenant_id = ? AND customer_id = ?', t.id, c.id);
+    const [row] = await query<Record<string, unknown>>(t, 'SELECT * FROM customer_otp_codes WHERE tenant_id = ? AND customer_id = ?', t.id, c.id);
     expect(row!.code_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(row)).not.toContain(code);
     expect(row!.attempts).toBe(0);
@@ -61,7 +61,7 @@ describe('POST /public/customer/request-otp', () => {
     for (let i = 0; i < 7; i++) expect((await requestOtp(t, 'ada@example.com')).body).toEqual({ success: true });
     expect(await mailsTo(t, 'ada@example.com')).toHaveLength(5);
     // The hour is over: codes go out again.
-    await query('UPDATE customer_otp_codes SET window_started_at = ? WHERE tenant_id = ?', '2000-01-01T00:00:00.000Z', t.id);
+    await query(t, 'UPDATE customer_otp_codes SET window_started_at = ? WHERE tenant_id = ?', '2000-01-01T00:00:00.000Z', t.id);
     await requestOtp(t, 'ada@example.com');
     expect(await mailsTo(t, 'ada@example.com')).toHaveLength(6);
   });
@@ -133,7 +133,7 @@ describe('POST /public/customer/otp-login', () => {
     await requestOtp(t, 'ada@example.com');
     const second = await lastCode(t, 'ada@example.com');
     if (first !== second) expectProblem(await login(t, { email: 'ada@example.com', code: first }), 401);
-    await query('UPDATE customer_otp_codes SET expires_at = ? WHERE tenant_id = ?', new Date(Date.now() - 1000).toISOString(), t.id);
+    await query(t, 'UPDATE customer_otp_codes SET expires_at = ? WHERE tenant_id = ?', new Date(Date.now() - 1000).toISOString(), t.id);
     expectProblem(await login(t, { email: 'ada@example.com', code: second }), 401);
   });
 

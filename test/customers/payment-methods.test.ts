@@ -10,7 +10,7 @@ const setDefault = (t: TestTenant, customerId: string, body: unknown, contentTyp
   api(`/customers/${customerId}/payment-method`, { token: t.key, method: 'PATCH', body, contentType });
 
 async function defaults(t: TestTenant, customerId: string) {
-  return query<{ id: string }>('SELECT id FROM payment_methods WHERE tenant_id = ? AND customer_id = ? AND is_default = 1', t.id, customerId);
+  return query<{ id: string }>(t, 'SELECT id FROM payment_methods WHERE tenant_id = ? AND customer_id = ? AND is_default = 1', t.id, customerId);
 }
 
 describe('PATCH /customers/{id}/payment-method', () => {
@@ -55,7 +55,7 @@ describe('PATCH /customers/{id}/payment-method', () => {
     const t = await createTenant();
     const c = await createCustomer(t);
     const revoked = await paymentMethod(t, c.id, 'card');
-    await query('UPDATE payment_methods SET status = ? WHERE id = ?', 'revoked', revoked);
+    await query(t, 'UPDATE payment_methods SET status = ? WHERE id = ?', 'revoked', revoked);
     expect422(await setDefault(t, c.id, { paymentMethodId: revoked }), ['paymentMethodId']);
     expect422(await setDefault(t, c.id, {}), ['paymentMethodId']);
     expect422(await setDefault(t, c.id, { paymentMethodId: revoked, extra: 1 }), ['extra']);

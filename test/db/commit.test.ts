@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, eventsOf, query, type TestTenant } from '../support/api';
+import { api, eventsOf, query, type TestTenant, dbOf } from '../support/api';
 import { createCustomer, createTenant } from '../support/builders';
 
 // The guarded write path (src/db/commit.ts): two changes computed from the same read — the second
@@ -18,7 +18,7 @@ async function frozenTenant() {
 async function workerContext(t: TestTenant) {
   const { createDb } = await import('../../src/db/client');
   const { createServiceContext } = await import('../../src/services/context');
-  const db = createDb(env.DB);
+  const db = createDb((await dbOf(t)));
   const tenant = (await db.query.tenants.findFirst({ where: (x, { eq }) => eq(x.id, t.id) }))!;
   return createServiceContext({ env, db, tenant, now: new Date(NOW) });
 }
@@ -63,7 +63,7 @@ describe('the guarded write path: factory resources', () => {
     await expect(couponService.change(ctx, stale, { name: 'Overwritten' }, 'coupon.updated')).rejects.toMatchObject(concurrentUpdate);
     await expect(couponService.update(ctx, coupon.id, couponService.hooks.writable!(stale) as never, stale)).rejects.toMatchObject(concurrentUpdate);
 
-    const [row] = await query<{ name: string; is_enabled: number; updated_at: string }>('SELECT name, is_enabled, updated_at FROM coupons WHERE id = ?', coupon.id);
+    const [row] = await query<{ name: string; is_enabled: number; updated_at: string }>(t, 'SELECT name, is_enabled, updated_at FROM coupons WHERE id = ?', coupon.id);
     expect(row).toEqual({ name: 'Stale', is_enabled: 0, updated_at: '2026-06-01T08:00:00.001Z' });
     expect((await eventsOf(t, coupon.id)).map((e) => e.type)).toEqual(['coupon.created', 'coupon.toggled']);
     // Read again, the change goes through.
@@ -142,7 +142,7 @@ describe('the guarded write path: customers, subscriptions, invoices', () => {
     const before = await loadCustomer(ctx, customer.id);
     await commitCustomerChange(ctx, before, { ...before.row, firstName: 'First' }, 'customer.updated');
     await expect(commitCustomerChange(ctx, before, { ...before.row, lastName: 'Second' }, 'customer.updated')).rejects.toMatchObject(concurrentUpdate);
-    const [row] = await query<{ first_name: string; last_name: string | null }>('SELECT first_name, last_name FROM customers WHERE id = ?', customer.id);
+    const [row] = await query<{ first_name: string; last_name: string | null }>(t, 'SELECT first_name, last_name FROM customers WHERE id = ?', customer.id);
     expect(row).toEqual({ first_name: 'First', last_name: customer.lastName ?? null });
     expect((await eventsOf(t, customer.id)).filter((e) => e.type === 'customer.updated').map((e) => e.data.firstName)).toEqual(['First']);
   });
@@ -172,9 +172,9 @@ describe('the guarded write path: customers, subscriptions, invoices', () => {
     await commitSubscriptionChange(ctx, before, { name: 'First' }, 'subscription.updated');
     const comment = ctx.db.insert(subscriptionComments).values({ id: `comment-${sub.id}`, tenantId: t.id, subscriptionId: sub.id, text: 'lost', author: null, createdAt: NOW });
     await expect(commitSubscriptionChange(ctx, before, { name: 'Second' }, 'subscription.updated', { statements: [comment] })).rejects.toMatchObject(concurrentUpdate);
-    const [row] = await query<{ name: string }>('SELECT name FROM subscriptions WHERE id = ?', sub.id);
+    const [row] = await query<{ name: string }>(t, 'SELECT name FROM subscriptions WHERE id = ?', sub.id);
     expect(row?.name).toBe('First');
-    expect(await query('SELECT id FROM subscription_comments WHERE subscription_id = ?', sub.id)).toEqual([]);
+    expect(await query(t, 'SELECT id FROM subscription_comments WHERE subscription_id = ?', sub.id)).toEqual([]);
     expect((await eventsOf(t, sub.id)).filter((e) => e.type === 'subscription.updated')).toHaveLength(1);
   });
 
@@ -187,10 +187,10 @@ describe('the guarded write path: customers, subscriptions, invoices', () => {
     const ctx = await workerContext(t);
     const before = await loadInvoice(ctx, invoice.id);
     // A column written without the guard (as a failed render records its error) between read and write.
-    await env.DB.prepare('UPDATE invoices SET render_error = ? WHERE id = ?').bind('kept', invoice.id).run();
+    await (await dbOf(t)).prepare('UPDATE invoices SET render_error = ? WHERE id = ?').bind('kept', invoice.id).run();
     await commitInvoiceChange(ctx, before, { internalNote: 'First' }, ['invoice.updated']);
     await expect(commitInvoiceChange(ctx, before, { internalNote: 'Second' }, ['invoice.updated'])).rejects.toMatchObject(concurrentUpdate);
-    const [row] = await query<{ internal_note: string; render_error: string }>('SELECT internal_note, render_error FROM invoices WHERE id = ?', invoice.id);
+    const [row] = await query<{ internal_note: string; render_error: string }>(t, 'SELECT internal_note, render_error FROM invoices WHERE id = ?', invoice.id);
     // Only the columns that changed are written, so the render error set meanwhile survives.
     expect(row).toEqual({ internal_note: 'First', render_error: 'kept' });
     expect((await eventsOf(t, invoice.id)).map((e) => e.type)).toEqual(['invoice.created', 'invoice.updated']);

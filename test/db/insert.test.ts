@@ -1,6 +1,5 @@
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, countRows, type TestTenant } from '../support/api';
+import { api, countRows, type TestTenant, dbOf } from '../support/api';
 import { createCustomer, createTenant } from '../support/builders';
 
 // Writes of many rows go through insertRows (src/db/insert.ts), whose chunks follow the table's
@@ -17,8 +16,9 @@ const lines = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `Line 
 describe('inserting many rows', () => {
   it('D1 in this runtime refuses a statement with more than 100 bound parameters', async () => {
     const placeholders = (n: number) => `SELECT ${Array.from({ length: n }, () => '?').join(', ')}`;
-    await expect(env.DB.prepare(placeholders(100)).bind(...Array(100).fill(1)).all()).resolves.toBeDefined();
-    await expect(env.DB.prepare(placeholders(101)).bind(...Array(101).fill(1)).all()).rejects.toThrow();
+    const t = await createTenant();
+    await expect((await dbOf(t)).prepare(placeholders(100)).bind(...Array(100).fill(1)).all()).resolves.toBeDefined();
+    await expect((await dbOf(t)).prepare(placeholders(101)).bind(...Array(101).fill(1)).all()).rejects.toThrow();
   });
 
   it('an invoice draft with 65 positions, replaced by 130, extended by 200, then cancelled line by line', async () => {

@@ -2,7 +2,7 @@
 // finalized invoices and their files, the render job driven from the test, logos and settings.
 import { env } from 'cloudflare:workers';
 import { expect } from 'vitest';
-import { api, download, get, put, query, type TestTenant } from '../support/api';
+import { api, download, get, put, query, type TestTenant, dbOf } from '../support/api';
 import { createCustomer, createTenant, ok } from '../support/builders';
 import { createDb } from '../../src/db/client';
 import { tenants } from '../../src/db/schema';
@@ -99,6 +99,7 @@ export async function renderSettled(t: TestTenant, id: string, timeoutMs = 10_00
 
 export const renderState = (t: TestTenant, id: string) =>
   query<{ file_id: string | null; xml_file_id: string | null; render_attempts: number; render_error: string | null; updated_at: string }>(
+    t,
     'SELECT file_id, xml_file_id, render_attempts, render_error, updated_at FROM invoices WHERE tenant_id = ? AND id = ?',
     t.id,
     id,
@@ -130,7 +131,7 @@ export async function sha256Hex(bytes: Uint8Array): Promise<string> {
 
 /** A service context of a tenant, for driving the document services directly. */
 export async function contextOf(t: TestTenant): Promise<ServiceContext> {
-  const db = createDb(env.DB);
+  const db = createDb((await dbOf(t)));
   const tenant = await db.select().from(tenants).where(eq(tenants.id, t.id)).get();
   return createServiceContext({ env, db, tenant: tenant! });
 }

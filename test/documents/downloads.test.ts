@@ -12,7 +12,7 @@ import { customerSession, downloadLinks, draftInvoice, fetchLink, finalizedInvoi
 
 const linkPath = (url: string) => {
   const u = new URL(url);
-  return { id: u.pathname.split('/').pop()!, expires: u.searchParams.get('expires')!, signature: u.searchParams.get('signature')! };
+  return { id: u.pathname.split('/').pop()!, tenant: u.searchParams.get('tenant')!, expires: u.searchParams.get('expires')!, signature: u.searchParams.get('signature')! };
 };
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -68,16 +68,18 @@ describe('download links', () => {
   });
 
   it.each([
-    { name: 'no signature', change: (l: ReturnType<typeof linkPath>) => `/public/documents/${l.id}?expires=${l.expires}` },
-    { name: 'no expiry', change: (l: ReturnType<typeof linkPath>) => `/public/documents/${l.id}?signature=${l.signature}` },
+    { name: 'no signature', change: (l: ReturnType<typeof linkPath>) => `/public/documents/${l.id}?tenant=${l.tenant}&expires=${l.expires}` },
+    { name: 'no expiry', change: (l: ReturnType<typeof linkPath>) => `/public/documents/${l.id}?tenant=${l.tenant}&signature=${l.signature}` },
     { name: 'nothing', change: (l: ReturnType<typeof linkPath>) => `/public/documents/${l.id}` },
-    { name: 'a changed signature', change: (l: ReturnType<typeof linkPath>) => `/public/documents/${l.id}?expires=${l.expires}&signature=${flip(l.signature)}` },
-    { name: 'a later expiry', change: (l: ReturnType<typeof linkPath>) => `/public/documents/${l.id}?expires=${Number(l.expires) + 3600}&signature=${l.signature}` },
-    { name: 'an expiry that is not a number', change: (l: ReturnType<typeof linkPath>) => `/public/documents/${l.id}?expires=soon&signature=${l.signature}` },
-    { name: 'the signature in upper case', change: (l: ReturnType<typeof linkPath>) => `/public/documents/${l.id}?expires=${l.expires}&signature=${l.signature.toUpperCase()}` },
-    { name: 'an over-long signature', change: (l: ReturnType<typeof linkPath>) => `/public/documents/${l.id}?expires=${l.expires}&signature=${l.signature.repeat(4)}` },
-    { name: 'an over-long expiry', change: (l: ReturnType<typeof linkPath>) => `/public/documents/${l.id}?expires=${'9'.repeat(40)}&signature=${l.signature}` },
-    { name: "another file's id", change: (l: ReturnType<typeof linkPath>, xml: ReturnType<typeof linkPath>) => `/public/documents/${xml.id}?expires=${l.expires}&signature=${l.signature}` },
+    { name: 'a changed signature', change: (l: ReturnType<typeof linkPath>) => `/public/documents/${l.id}?tenant=${l.tenant}&expires=${l.expires}&signature=${flip(l.signature)}` },
+    { name: 'a later expiry', change: (l: ReturnType<typeof linkPath>) => `/public/documents/${l.id}?tenant=${l.tenant}&expires=${Number(l.expires) + 3600}&signature=${l.signature}` },
+    { name: 'an expiry that is not a number', change: (l: ReturnType<typeof linkPath>) => `/public/documents/${l.id}?tenant=${l.tenant}&expires=soon&signature=${l.signature}` },
+    { name: 'the signature in upper case', change: (l: ReturnType<typeof linkPath>) => `/public/documents/${l.id}?tenant=${l.tenant}&expires=${l.expires}&signature=${l.signature.toUpperCase()}` },
+    { name: 'an over-long signature', change: (l: ReturnType<typeof linkPath>) => `/public/documents/${l.id}?tenant=${l.tenant}&expires=${l.expires}&signature=${l.signature.repeat(4)}` },
+    { name: 'an over-long expiry', change: (l: ReturnType<typeof linkPath>) => `/public/documents/${l.id}?tenant=${l.tenant}&expires=${'9'.repeat(40)}&signature=${l.signature}` },
+    { name: 'another tenant named', change: (l: ReturnType<typeof linkPath>) => `/public/documents/${l.id}?tenant=${encodeURIComponent(crypto.randomUUID())}&expires=${l.expires}&signature=${l.signature}` },
+    { name: 'no tenant named', change: (l: ReturnType<typeof linkPath>) => `/public/documents/${l.id}?expires=${l.expires}&signature=${l.signature}` },
+    { name: "another file's id", change: (l: ReturnType<typeof linkPath>, xml: ReturnType<typeof linkPath>) => `/public/documents/${xml.id}?tenant=${l.tenant}&expires=${l.expires}&signature=${l.signature}` },
   ])('refuse a link with $name (403)', async ({ change }) => {
     const { t, invoice } = await shared();
     const links = await downloadLinks(t, invoice.id);
@@ -91,10 +93,10 @@ describe('download links', () => {
     const { t, invoice } = await invoiceSetup();
     const { id } = linkPath((await downloadLinks(t, invoice.id)).url);
     const past = now() - 1;
-    expect((await download(`/public/documents/${id}?expires=${past}&signature=${await signDocument(env.JWT_SECRET, id, past)}`)).status).toBe(403);
+    expect((await download(`/public/documents/${id}?tenant=${t.id}&expires=${past}&signature=${await signDocument(env.JWT_SECRET, t.id, id, past)}`)).status).toBe(403);
     const future = now() + 60;
-    expect((await download(`/public/documents/${id}?expires=${future}&signature=${await signDocument(env.JWT_SECRET, id, future)}`)).status).toBe(200);
-    expect((await download(`/public/documents/no-such-file?expires=${future}&signature=${await signDocument(env.JWT_SECRET, 'no-such-file', future)}`)).status).toBe(404);
+    expect((await download(`/public/documents/${id}?tenant=${t.id}&expires=${future}&signature=${await signDocument(env.JWT_SECRET, t.id, id, future)}`)).status).toBe(200);
+    expect((await download(`/public/documents/no-such-file?tenant=${t.id}&expires=${future}&signature=${await signDocument(env.JWT_SECRET, t.id, 'no-such-file', future)}`)).status).toBe(404);
   });
 
   it('are 404 for another tenant, 409 for a draft', async () => {

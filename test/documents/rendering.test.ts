@@ -1,11 +1,12 @@
 import { env } from 'cloudflare:workers';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { api, eventsOf, get, put, query, type TestTenant } from '../support/api';
+import { api, eventsOf, get, put, query, type TestTenant, dbOf } from '../support/api';
 import { created, createCustomer, createTenant, ok, tick } from '../support/builders';
 import { item, local, offer, subscribe, tenantAt } from '../billing/scenario';
 import { pdfAttachments, pdfText } from '../support/oracles';
 import type { DocumentJob, Env } from '../../src/env';
 import { MAX_RENDER_ATTEMPTS, sweepUnrendered } from '../../src/services/documents/jobs';
+import { shardSweeps } from '../../src/db/directory';
 import { storeFile } from '../../src/services/documents/media';
 import {
   contextOf,
@@ -32,11 +33,11 @@ import {
 
 const LEITWEG_ID = '04011000-12345-03';
 
-/** The jobs the sweeper would send, caught instead of queued. */
+/** The jobs the sweeper of every shard would send, caught instead of queued. */
 async function sweptJobs(): Promise<DocumentJob[]> {
   const sent: DocumentJob[] = [];
   const jobs = { sendBatch: async (messages: { body: DocumentJob }[]) => void sent.push(...messages.map((m) => m.body)) };
-  await sweepUnrendered({ ...env, DOCUMENT_JOBS: jobs } as unknown as Env, 100_000);
+  for (const sweep of await shardSweeps(env)) await sweepUnrendered({ ...env, DOCUMENT_JOBS: jobs } as unknown as Env, sweep, 100_000);
   return sent;
 }
 
@@ -63,7 +64,7 @@ describe('rendering after finalization', () => {
     expect((await storedObjects(t, inv.id)).map((o) => o.key).sort()).toEqual([`${base}.pdf`, `${base}.xml`]);
     for (const m of [inv.file, inv.xmlFile]) {
       const bytes = new Uint8Array(await (await env.DOCUMENTS.get(m.storageFileName))!.arrayBuffer());
-      const [row] = await query<{ sha256: string; byte_size: number }>('SELECT sha256, byte_size FROM media WHERE id = ?', m.id);
+      const [row] = await query<{ sha256: string; byte_size: number }>(t, 'SELECT sha256, byte_size FROM media WHERE id = ?', m.id);
       expect(row).toEqual({ sha256: await sha256Hex(bytes), byte_size: bytes.length });
     }
     // ZUGFeRD: the PDF carries the same XML.
@@ -185,7 +186,7 @@ describe('rendering once', () => {
       expect(new URL(links.url).pathname).toBe(`/public/documents/${inv.file.id}`);
       expect(new URL(links.xmlUrl!).pathname).toBe(`/public/documents/${inv.xmlFile.id}`);
     }
-    expect(await query('SELECT purpose FROM media WHERE owner_id = ? ORDER BY purpose', inv.id)).toEqual([{ purpose: 'pdf' }, { purpose: 'xml' }]);
+    expect(await query(t, 'SELECT purpose FROM media WHERE owner_id = ? ORDER BY purpose', inv.id)).toEqual([{ purpose: 'pdf' }, { purpose: 'xml' }]);
     expect(await storedObjects(t, inv.id)).toHaveLength(2);
     const updates = (await eventsOf(t, inv.id)).filter((e) => e.type === 'invoice.updated');
     expect(updates.map((e) => e.data.file?.id)).toEqual([inv.file.id]);
@@ -207,9 +208,9 @@ describe('rendering once', () => {
 
     // A render that stored its files but never recorded them (the D1 write failed after the R2
     // write), and settings that changed since: the next render records what is stored.
-    await env.DB.batch([
-      env.DB.prepare('UPDATE invoices SET file_id = NULL, xml_file_id = NULL WHERE id = ?').bind(invoice.id),
-      env.DB.prepare('DELETE FROM media WHERE owner_id = ?').bind(invoice.id),
+    await (await dbOf(t)).batch([
+      (await dbOf(t)).prepare('UPDATE invoices SET file_id = NULL, xml_file_id = NULL WHERE id = ?').bind(invoice.id),
+      (await dbOf(t)).prepare('DELETE FROM media WHERE owner_id = ?').bind(invoice.id),
     ]);
     await ok(put(t, '/settings/documents', { seller: { name: 'Second Name GmbH' } }));
     expect(await renderNow(t, invoice.id)).toBe('rendered');
@@ -218,7 +219,7 @@ describe('rendering once', () => {
     expect(await storedObjects(t, invoice.id)).toEqual(objects);
     const served = (await fetchLink((await downloadLinks(t, invoice.id)).url)).bytes;
     expect(served).toEqual(pdf);
-    const [row] = await query<{ sha256: string }>('SELECT sha256 FROM media WHERE id = ?', again.file.id);
+    const [row] = await query<{ sha256: string }>(t, 'SELECT sha256 FROM media WHERE id = ?', again.file.id);
     expect(row!.sha256).toBe(await sha256Hex(pdf));
   });
 
@@ -268,9 +269,9 @@ describe('failed renders', () => {
 
     const job = { tenantId: t.id, invoiceId: invoice.id };
     expect(await sweptJobs()).toContainEqual(job);
-    await query('UPDATE invoices SET render_attempts = ? WHERE id = ?', MAX_RENDER_ATTEMPTS - 1, invoice.id);
+    await query(t, 'UPDATE invoices SET render_attempts = ? WHERE id = ?', MAX_RENDER_ATTEMPTS - 1, invoice.id);
     expect(await sweptJobs()).toContainEqual(job);
-    await query('UPDATE invoices SET render_attempts = ? WHERE id = ?', MAX_RENDER_ATTEMPTS, invoice.id);
+    await query(t, 'UPDATE invoices SET render_attempts = ? WHERE id = ?', MAX_RENDER_ATTEMPTS, invoice.id);
     expect(await sweptJobs()).not.toContainEqual(job);
 
     // Once the cause is gone, a render succeeds and clears the error; the sweeper leaves it be.

@@ -9,7 +9,7 @@ import { draftInvoice, finalizedInvoice, IBAN, invoiceSetup, SETTINGS } from './
 // the render job has not run yet.
 
 const mails = (t: TestTenant) =>
-  query<{ to: string; subject: string; body: string; attachments: string }>('SELECT "to", subject, body, attachments FROM outgoing_mails WHERE tenant_id = ? ORDER BY created_at, rowid', t.id);
+  query<{ to: string; subject: string; body: string; attachments: string }>(t, 'SELECT "to", subject, body, attachments FROM outgoing_mails WHERE tenant_id = ? ORDER BY created_at, rowid', t.id);
 
 describe('resend', () => {
   it('attaches the PDF and the XML it rendered for a document sent before its job ran', async () => {

@@ -9,13 +9,13 @@ import { base64, BIC, downloadLinks, fetchLink, finalizedInvoice, IBAN, JPEG, MA
 // is refused (one violation per broken rule), what is answered (the IBAN masked, always), and
 // what ends up on the documents. Every test works in a fresh tenant of its own.
 
-const stored = async (t: TestTenant) => (await query<{ bank_account: string | null }>('SELECT bank_account FROM document_settings WHERE tenant_id = ?', t.id))[0];
+const stored = async (t: TestTenant) => (await query<{ bank_account: string | null }>(t, 'SELECT bank_account FROM document_settings WHERE tenant_id = ?', t.id))[0];
 
 /** Every place a reply, an event or a list could carry the IBAN: none may hold it in full. */
 async function expectIbanNowhere(t: TestTenant, ...replies: unknown[]) {
   const full = /DE89\s?3704\s?0044\s?0532\s?0130\s?00/i;
   for (const r of replies) expect(JSON.stringify(r)).not.toMatch(full);
-  const events = await query<{ data: string }>('SELECT data FROM events WHERE tenant_id = ?', t.id);
+  const events = await query<{ data: string }>(t, 'SELECT data FROM events WHERE tenant_id = ?', t.id);
   for (const e of events) expect(e.data).not.toMatch(full);
   expect(JSON.stringify((await get(t, '/settings')).body)).not.toMatch(full);
   expect(JSON.stringify((await get(t, '/settings/documents')).body)).not.toMatch(full);
@@ -181,7 +181,7 @@ describe('the letterhead logo', () => {
     const b = await uploadLogo(t, JPEG, 'image/jpeg');
     expect(b.logo).toMatchObject({ mimeType: 'image/jpeg', fileExtension: 'jpg', fileName: 'logo.jpg' });
     expect(b.logo.id).not.toBe(a.logo.id);
-    const logos = () => query("SELECT id FROM media WHERE tenant_id = ? AND purpose = 'logo'", t.id);
+    const logos = () => query(t, "SELECT id FROM media WHERE tenant_id = ? AND purpose = 'logo'", t.id);
     expect(await logos()).toEqual([{ id: b.logo.id }]);
     // The replaced logo leaves R2 (documents carry their own copy); the new one is there.
     expect(await env.DOCUMENTS.head(a.logo.storageFileName)).toBeNull();
@@ -214,7 +214,7 @@ describe('the letterhead logo', () => {
   ])('refuses $name and keeps the logo it had', async ({ body, paths }) => {
     const t = await createTenant();
     await uploadLogo(t, await png(8, 8));
-    const res = await refusedUnchanged(t, [async () => (await get(t, '/settings/documents')).body, () => query('SELECT * FROM media WHERE tenant_id = ?', t.id)], async () =>
+    const res = await refusedUnchanged(t, [async () => (await get(t, '/settings/documents')).body, () => query(t, 'SELECT * FROM media WHERE tenant_id = ?', t.id)], async () =>
       put(t, '/settings/documents/logo', await body()),
     );
     expect422(res, paths);

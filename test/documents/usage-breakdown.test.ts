@@ -1,6 +1,5 @@
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, download, post, query } from '../support/api';
+import { api, download, post, query, dbOf } from '../support/api';
 import { MAX_BREAKDOWN_EVENTS } from '../../src/services/documents/usage-breakdown';
 import { created, createCustomer, ok, tick } from '../support/builders';
 import { invoicesOf, local, subscribe, tenantAt } from '../billing/scenario';
@@ -89,8 +88,8 @@ describe('usage breakdowns', () => {
     // The first position gets exactly MAX_BREAKDOWN_EVENTS events (more, written straight to the
     // store: the API would take 20 requests), so the second one's event is beyond the limit.
     const first = before.positions[0].events[0].eventId;
-    const [row] = await query<{ subscription_item_id: string; measurement_id: string }>('SELECT subscription_item_id, measurement_id FROM usage_events WHERE tenant_id = ? AND event_id = ?', t.id, first);
-    await env.DB.prepare(
+    const [row] = await query<{ subscription_item_id: string; measurement_id: string }>(t, 'SELECT subscription_item_id, measurement_id FROM usage_events WHERE tenant_id = ? AND event_id = ?', t.id, first);
+    await (await dbOf(t)).prepare(
       `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
        INSERT INTO usage_events (tenant_id, event_id, subscription_item_id, measurement_id, quantity, quantity_micros, measured_at, received_at)
        SELECT ?, 'bulk-' || i, ?, ?, '1', 1000000, ?, ? FROM n`,

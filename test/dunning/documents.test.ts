@@ -1,7 +1,7 @@
 import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from 'cloudflare:test';
 import worker from '../../src/index';
 import { describe, expect, it } from 'vitest';
-import { api, eventsOf, get, post, put, query } from '../support/api';
+import { api, eventsOf, get, post, put, query, dbOf } from '../support/api';
 import { createCustomer, createTenant, flatMonthlyFee, setClock } from '../support/builders';
 import { paymentSettings } from '../payments/builders';
 import { camt053 } from '../payments/camt';
@@ -17,11 +17,11 @@ describe('dunning documents', () => {
     const c = await createCustomer(t);
     const invoices = [];
     for (let i = 0; i < 4; i++) invoices.push(await hundredEuroInvoice(t, c.id));
-    await env.DB.prepare(`UPDATE tenants SET test_clock_now = ? WHERE id = ?`).bind(day(21), t.id).run();
+    await (await dbOf(t)).prepare(`UPDATE tenants SET test_clock_now = ? WHERE id = ?`).bind(day(21), t.id).run();
     const stub = env.TENANT.getByName(t.id);
     const runs = await Promise.all([stub.runDunning(t.id, {}), stub.runDunning(t.id, {}), stub.runDunning(t.id, { invoiceId: invoices[0]!.id })]);
     expect(runs.reduce((n, r) => n + r.issued, 0)).toBe(4);
-    const rows = await query<{ invoice_id: string; level: number; number: string; number_seq: number }>(`SELECT invoice_id, level, number, number_seq FROM dunning_documents WHERE tenant_id = ? ORDER BY number_seq`, t.id);
+    const rows = await query<{ invoice_id: string; level: number; number: string; number_seq: number }>(t, `SELECT invoice_id, level, number, number_seq FROM dunning_documents WHERE tenant_id = ? ORDER BY number_seq`, t.id);
     expect(rows.map((r) => r.number)).toEqual(['ER-0000000001', 'ER-0000000002', 'ER-0000000003', 'ER-0000000004']);
     expect(new Set(rows.map((r) => r.invoice_id)).size).toBe(4);
     // The default set: the reminder is the only level due on day 21.
@@ -56,11 +56,11 @@ describe('dunning documents', () => {
     const c = await createCustomer(t);
     for (let i = 0; i < 12; i++) await hundredEuroInvoice(t, c.id);
     await moveTo(t, 21);
-    const sent = async () => (await query<{ n: number }>(`SELECT count(*) AS n FROM dunning_documents WHERE tenant_id = ? AND sent_at IS NOT NULL`, t.id))[0]!.n;
+    const sent = async () => (await query<{ n: number }>(t, `SELECT count(*) AS n FROM dunning_documents WHERE tenant_id = ? AND sent_at IS NOT NULL`, t.id))[0]!.n;
     expect(await sent()).toBeGreaterThanOrEqual(10);
     for (let i = 0; i < 100 && (await sent()) < 12; i++) await new Promise((r) => setTimeout(r, 200));
     expect(await sent()).toBe(12);
-    expect((await query<{ n: number }>(`SELECT count(*) AS n FROM outgoing_mails WHERE tenant_id = ?`, t.id))[0]!.n).toBe(12);
+    expect((await query<{ n: number }>(t, `SELECT count(*) AS n FROM outgoing_mails WHERE tenant_id = ?`, t.id))[0]!.n).toBe(12);
   });
 
   it('runs every night for each tenant at its own time', async () => {
@@ -69,7 +69,7 @@ describe('dunning documents', () => {
     const c = await createCustomer(t);
     const invoice = await hundredEuroInvoice(t, c.id);
     // The clock moved without the test clock's own run: only the nightly job can remind.
-    await env.DB.prepare(`UPDATE tenants SET test_clock_now = ? WHERE id = ?`).bind(day(21), t.id).run();
+    await (await dbOf(t)).prepare(`UPDATE tenants SET test_clock_now = ? WHERE id = ?`).bind(day(21), t.id).run();
     const ctx = createExecutionContext();
     await worker.scheduled!(createScheduledController({ cron: '0 3 * * *', scheduledTime: new Date() }), env, ctx);
     await waitOnExecutionContext(ctx);
@@ -85,13 +85,13 @@ describe('dunning documents', () => {
     const { createDb } = await import('../../src/db/client');
     const { createServiceContext } = await import('../../src/services/context');
     const { runDunningFor } = await import('../../src/services/dunning/run');
-    const db = createDb(env.DB);
+    const db = createDb((await dbOf(t)));
     const tenant = (await db.query.tenants.findFirst({ where: (x, { eq }) => eq(x.id, t.id) }))!;
     // Worker contexts number through the object's stub, but their runs are not queued behind each other.
     const ctx = () => createServiceContext({ env, db, tenant, now: new Date(day(21)) });
     const runs = await Promise.all([runDunningFor(ctx()), runDunningFor(ctx()), runDunningFor(ctx())]);
     expect(runs.reduce((n, r) => n + r.issued, 0)).toBe(3);
-    const [invoiceRow] = await query<{ updated_at: string }>(`SELECT updated_at FROM invoices WHERE id = ?`, invoices[0]!.id);
+    const [invoiceRow] = await query<{ updated_at: string }>(t, `SELECT updated_at FROM invoices WHERE id = ?`, invoices[0]!.id);
     // The same level again with the invoice as it is now: refused by UNIQUE (invoice, level), no number used.
     const again = await env.TENANT.getByName(t.id).issueDunningDocument({
       tenantId: t.id,
@@ -187,14 +187,14 @@ describe('dunning documents', () => {
     expect(await documentsOf(t, invoice.id)).toEqual([]);
     await paymentSettings(t, { 'dunning.enabled': true });
     // A SEPA debit in a file (processing) holds dunning back until it fails or comes back.
-    await env.DB.prepare(
+    await (await dbOf(t)).prepare(
       `INSERT INTO transactions (id, tenant_id, customer_id, invoice_id, type, gateway, status, currency_code, amount, idempotency_key, created_at, updated_at) VALUES (?, ?, ?, ?, 'payment', 'sepa_debit', 'processing', 'EUR', 10000, ?, ?, ?)`,
     )
       .bind(`tx-${invoice.id}`, t.id, c.id, invoice.id, `collect:${invoice.id}:1`, day(29), day(29))
       .run();
     await moveTo(t, 31);
     expect(await documentsOf(t, invoice.id)).toEqual([]);
-    await env.DB.prepare(`UPDATE transactions SET status = 'failed' WHERE id = ?`).bind(`tx-${invoice.id}`).run();
+    await (await dbOf(t)).prepare(`UPDATE transactions SET status = 'failed' WHERE id = ?`).bind(`tx-${invoice.id}`).run();
     await moveTo(t, 32);
     expect(await documentsOf(t, invoice.id)).toHaveLength(1);
   });

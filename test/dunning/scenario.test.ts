@@ -80,10 +80,10 @@ describe('dunning over 60 days of the test clock', () => {
     ]);
 
     // The last document as the customer gets it: a PDF with the amounts, mailed with the invoice attached.
-    const [file] = await query<{ storage_file_name: string }>(`SELECT storage_file_name FROM media WHERE tenant_id = ? AND owner_type = 'dunning_document' AND owner_id = ?`, t.id, third.id);
+    const [file] = await query<{ storage_file_name: string }>(t, `SELECT storage_file_name FROM media WHERE tenant_id = ? AND owner_type = 'dunning_document' AND owner_id = ?`, t.id, third.id);
     const text = await pdfText(new Uint8Array(await (await env.DOCUMENTS.get(file!.storage_file_name))!.arrayBuffer()));
     for (const expected of ['MA-0000000002', 'Mahngebühr (Stufe 2)', 'Mahngebühr (Stufe 3)', '115,00', '30,00', '85,00', invoice.number]) expect(text).toContain(expected);
-    const mails = await query<{ subject: string; attachments: string; to: string }>(`SELECT subject, attachments, "to" FROM outgoing_mails WHERE tenant_id = ? ORDER BY created_at`, t.id);
+    const mails = await query<{ subject: string; attachments: string; to: string }>(t, `SELECT subject, attachments, "to" FROM outgoing_mails WHERE tenant_id = ? ORDER BY created_at`, t.id);
     expect(mails.map((m) => m.subject)).toEqual([`Zahlungserinnerung zur Rechnung ${invoice.number}`, `Mahnung zur Rechnung ${invoice.number}`, `Mahnung zur Rechnung ${invoice.number}`]);
     expect(mails.every((m) => m.to === customer.email)).toBe(true);
     expect(JSON.parse(mails[2]!.attachments).map((a: any) => a.fileName)).toEqual(['MA-0000000002.pdf', `${invoice.number}.pdf`]);

@@ -1,6 +1,5 @@
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, unique, violations } from '../support/api';
+import { api, unique, violations, dbOf } from '../support/api';
 import { createCustomer, createTenant } from '../support/builders';
 
 // The HTTP conventions every route shares (src/http): problem+json errors, pagination,
@@ -134,8 +133,8 @@ describe('Idempotency-Key', () => {
     const body = JSON.stringify({ email: 'inflight@example.com', countryCode: 'DE' });
     // A claim made a moment ago by a request of the same key that is still running.
     const { sha256Hex } = await import('../../src/lib/crypto');
-    const keyId = (await env.DB.prepare('SELECT id FROM api_keys WHERE tenant_id = ?').bind(t.id).first<{ id: string }>())!.id;
-    await env.DB.prepare(
+    const keyId = (await (await dbOf(t)).prepare('SELECT id FROM api_keys WHERE tenant_id = ?').bind(t.id).first<{ id: string }>())!.id;
+    await (await dbOf(t)).prepare(
       `INSERT INTO idempotency_keys (tenant_id, key, request_hash, state, created_at, expires_at) VALUES (?, ?, ?, 'in_flight', ?, ?)`,
     )
       .bind(t.id, `key:${keyId} busy`, await sha256Hex(`POST /customers\n${body}`), now, new Date(Date.now() + 86_400_000).toISOString())
@@ -161,7 +160,7 @@ describe('Idempotency-Key', () => {
   it('keeps a record for at least 24 hours', async () => {
     const t = await createTenant();
     await api('/customers', { token: t.key, body: { email: `${unique()}@example.com`, countryCode: 'DE' }, headers: { 'Idempotency-Key': 'ttl' } });
-    const row = await env.DB.prepare(`SELECT created_at, expires_at FROM idempotency_keys WHERE tenant_id = ? AND key LIKE '% ttl'`).bind(t.id).first<{
+    const row = await (await dbOf(t)).prepare(`SELECT created_at, expires_at FROM idempotency_keys WHERE tenant_id = ? AND key LIKE '% ttl'`).bind(t.id).first<{
       created_at: string;
       expires_at: string;
     }>();

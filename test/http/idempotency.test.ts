@@ -1,6 +1,5 @@
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, violations, type TestTenant } from '../support/api';
+import { api, violations, type TestTenant, dbOf } from '../support/api';
 import { createCustomer, createTenant, keyWith } from '../support/builders';
 
 // Idempotency-Key beyond the basics in conventions.test.ts: a key belongs to the principal that
@@ -9,7 +8,7 @@ import { createCustomer, createTenant, keyWith } from '../support/builders';
 const withKey = (key: string) => ({ 'Idempotency-Key': key });
 
 async function storedReplies(t: TestTenant): Promise<string[]> {
-  const rows = await env.DB.prepare('SELECT response_body FROM idempotency_keys WHERE tenant_id = ?').bind(t.id).all<{ response_body: string | null }>();
+  const rows = await (await dbOf(t)).prepare('SELECT response_body FROM idempotency_keys WHERE tenant_id = ?').bind(t.id).all<{ response_body: string | null }>();
   return rows.results.map((r) => r.response_body ?? '');
 }
 
@@ -91,7 +90,7 @@ describe('stored replies', () => {
     await api('/api-keys', { token: t.key, body: { permissions: ['customer:read'] }, headers: withKey('a') });
     const body = { permissions: ['customer:read'] };
     await api('/api-keys', { token: t.key, body, headers: withKey('b') });
-    await env.DB.prepare(
+    await (await dbOf(t)).prepare(
       `UPDATE idempotency_keys SET response_body = (SELECT response_body FROM idempotency_keys WHERE tenant_id = ?1 AND key LIKE '% a') WHERE tenant_id = ?1 AND key LIKE '% b'`,
     )
       .bind(t.id)

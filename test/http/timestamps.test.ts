@@ -1,6 +1,5 @@
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, get, post, put, violations } from '../support/api';
+import { api, get, post, put, violations, dbOf } from '../support/api';
 import { createCustomer, createTenant, created } from '../support/builders';
 
 // Date-times on input (src/http/schemas.ts, `timestamp`): normalized to UTC, the one form stored
@@ -49,7 +48,7 @@ describe('date-times with an offset', () => {
     expect(coupon.expiresAt).toBe('2030-06-30T22:00:00.000Z');
     const expiresAt = new Date(Date.now() + 3600_000);
     const key = await created(post(t, '/api-keys', { permissions: ['customer:read'], expiresAt: plus14(expiresAt) }));
-    const stored = await env.DB.prepare('SELECT expires_at FROM api_keys WHERE id = ?').bind(key.id).first<{ expires_at: string }>();
+    const stored = await (await dbOf(t)).prepare('SELECT expires_at FROM api_keys WHERE id = ?').bind(key.id).first<{ expires_at: string }>();
     expect(stored!.expires_at).toBe(new Date(Math.floor(expiresAt.getTime() / 1000) * 1000).toISOString());
     expect(key.expiresAt).toBe(stored!.expires_at);
   });

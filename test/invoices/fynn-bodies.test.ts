@@ -1,6 +1,5 @@
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, violations } from '../support/api';
+import { api, violations, dbOf } from '../support/api';
 import { createCustomer, createTenant } from '../support/builders';
 import { paymentMethod } from '../subscriptions/builders';
 import { draft, finalized, line, postRaw } from './builders';
@@ -59,7 +58,7 @@ describe('POST /invoices/{id}/payments', () => {
     const first = await postRaw(t, path, '{"paymentMethod":"pm_bank","description":"Bank transfer","amount":50.10,"currencyCode":"EUR","feeAmount":0.35}');
     expect(first.status, JSON.stringify(first.body)).toBe(201);
     expect(first.body.unpaidAmount.amount).toBe('68.90'); // 119.00 − 50.10
-    const stored = await env.DB.prepare('SELECT amount, fee_amount, payment_date, payment_method, description FROM invoice_payments WHERE invoice_id = ?').bind(inv.id).first();
+    const stored = await (await dbOf(t)).prepare('SELECT amount, fee_amount, payment_date, payment_method, description FROM invoice_payments WHERE invoice_id = ?').bind(inv.id).first();
     expect(stored).toEqual({ amount: 5010, fee_amount: 35, payment_date: '2026-04-02T08:30:00.000Z', payment_method: 'pm_bank', description: 'Bank transfer' });
     // 10.10000000000000001 parses to the float 10.1; read from the text it has 17 decimals: refused, not rounded.
     expect(violations(await postRaw(t, path, '{"paymentMethod":"pm","description":"x","amount":10.10000000000000001}'))).toEqual(['amount: too_many_decimals']);

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, download, violations } from '../support/api';
+import { api, download, violations, dbOf } from '../support/api';
 import { pdfText } from '../support/oracles';
 import { createCustomer, createTenant, keyWith } from '../support/builders';
 import { draft, finalized, line } from './builders';
@@ -27,7 +27,7 @@ describe('draft invoices and totals', () => {
     expect(inv.taxAmount.amount).toBe('1.28');
     expect(inv.grossAmount.amount).toBe('17.76');
     expect(inv.unpaidAmount.amount).toBe('17.76');
-    const stored = await env.DB.prepare('SELECT net_amount, tax_amount, gross_amount FROM invoices WHERE id = ?').bind(inv.id).first();
+    const stored = await (await dbOf(t)).prepare('SELECT net_amount, tax_amount, gross_amount FROM invoices WHERE id = ?').bind(inv.id).first();
     expect(stored).toEqual({ net_amount: 1648, tax_amount: 128, gross_amount: 1776 });
   });
 
@@ -100,7 +100,7 @@ describe('finalization and numbering', () => {
       number: 'RE-0000000002',
       dueDate: '2026-04-01T00:00:00.000Z',
     });
-    const ev = await env.DB.prepare(`SELECT data FROM events WHERE tenant_id = ? AND type = 'invoice.finalized' ORDER BY created_at, id`).bind(t.id).all<{ data: string }>();
+    const ev = await (await dbOf(t)).prepare(`SELECT data FROM events WHERE tenant_id = ? AND type = 'invoice.finalized' ORDER BY created_at, id`).bind(t.id).all<{ data: string }>();
     expect(ev.results.map((r) => JSON.parse(r.data).number)).toEqual(['RE-0000000001', 'RE-0000000002']);
   });
 
@@ -138,7 +138,7 @@ describe('finalization and numbering', () => {
     expect(results.filter((r) => r.status === 422)).toHaveLength(20);
     const seqs = ok.map((r) => Number(r.body.number.split('-').pop())).sort((a, b) => a - b);
     expect(seqs).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
-    const stored = await env.DB.prepare(`SELECT count(DISTINCT number) AS n, max(number_seq) AS max FROM invoices WHERE tenant_id = ? AND number IS NOT NULL`).bind(t.id).first();
+    const stored = await (await dbOf(t)).prepare(`SELECT count(DISTINCT number) AS n, max(number_seq) AS max FROM invoices WHERE tenant_id = ? AND number IS NOT NULL`).bind(t.id).first();
     expect(stored).toEqual({ n: 200, max: 200 });
   });
 
@@ -172,7 +172,7 @@ describe('finalization and numbering', () => {
     });
     const next = await draft(t, c.id, [line('1')]);
     expect((await api(`/invoices/${next.id}/finalize`, { method: 'POST', token: t.key })).body.number).toBe('RE-0000000004');
-    const numbers = await env.DB.prepare(`SELECT number_seq AS n FROM invoices WHERE tenant_id = ? ORDER BY number_seq`).bind(t.id).all<{ n: number }>();
+    const numbers = await (await dbOf(t)).prepare(`SELECT number_seq AS n FROM invoices WHERE tenant_id = ? ORDER BY number_seq`).bind(t.id).all<{ n: number }>();
     expect(numbers.results.map((r) => r.n)).toEqual([1, 2, 3, 4]);
   });
 });
@@ -225,7 +225,7 @@ describe('payments, cancellation, credit notes', () => {
     const rest = await api(`/invoices/${inv.id}/payments`, { token: t.key, body: { amount: '69.00', paymentDate: '2026-01-07T00:00:00Z' } });
     expect(rest.body).toMatchObject({ status: 'STATUS_PAID', payDate: '2026-01-07T00:00:00.000Z', unpaidAmount: { amount: '0.00' } });
     expect((await api(`/invoices/${inv.id}/payments`, { token: t.key, body: { amount: '1.00', paymentDate: '2026-01-08T00:00:00Z' } })).status).toBe(409);
-    const paidEvents = await env.DB.prepare(`SELECT count(*) AS n FROM events WHERE tenant_id = ? AND type = 'invoice.paid'`).bind(t.id).first();
+    const paidEvents = await (await dbOf(t)).prepare(`SELECT count(*) AS n FROM events WHERE tenant_id = ? AND type = 'invoice.paid'`).bind(t.id).first();
     expect(paidEvents).toEqual({ n: 1 });
   });
 
@@ -282,8 +282,8 @@ describe('other operations', () => {
     // Fynn resends with PUT.
     const again = await api(`/invoices/${inv.id}/resend`, { token: t.key, method: 'PUT' });
     expect(again.status).toBe(200);
-    expect((await env.DB.prepare('SELECT count(*) AS n FROM outgoing_mails WHERE tenant_id = ?').bind(t.id).first())?.n).toBe(2);
-    const mail = await env.DB.prepare('SELECT "to", subject FROM outgoing_mails WHERE tenant_id = ? LIMIT 1').bind(t.id).first();
+    expect((await (await dbOf(t)).prepare('SELECT count(*) AS n FROM outgoing_mails WHERE tenant_id = ?').bind(t.id).first())?.n).toBe(2);
+    const mail = await (await dbOf(t)).prepare('SELECT "to", subject FROM outgoing_mails WHERE tenant_id = ? LIMIT 1').bind(t.id).first();
     expect(mail).toEqual({ to: 'ap@example.com', subject: inv.number });
     const closed = await api(`/invoices/${inv.id}/close`, { method: 'PUT', token: t.key });
     expect(closed.body.status).toBe('STATUS_CLOSED');

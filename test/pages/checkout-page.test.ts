@@ -180,7 +180,7 @@ describe('hosted checkout page', () => {
     expect(asked.status).toBe(200);
     expect(asked.text).toContain('Confirm your e-mail address');
     expect(asked.text).toContain(`action="/checkout/cart/${id}/otp?lang=en"`);
-    const [mail] = await query<{ body: string }>('SELECT body FROM outgoing_mails WHERE tenant_id = ? AND "to" = ?', t.id, 'known-buyer@example.com');
+    const [mail] = await query<{ body: string }>(t, 'SELECT body FROM outgoing_mails WHERE tenant_id = ? AND "to" = ?', t.id, 'known-buyer@example.com');
     const code = /\b(\d{6})\b/.exec(mail!.body)![1]!;
 
     const wrong = await page(`/checkout/cart/${id}/otp?lang=en`, { form: { email: 'known-buyer@example.com', otp: String((Number(code) + 1) % 1_000_000).padStart(6, '0') } });

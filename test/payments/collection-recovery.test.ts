@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, countRows, get, post, query, type TestTenant } from '../support/api';
+import { api, countRows, get, post, query, type TestTenant, dbOf } from '../support/api';
 import { createCustomer, createTenant, setClock } from '../support/builders';
 import { finalizedInvoice, line } from '../documents/builders';
 import { collectJob } from '../../src/services/payments/collection-jobs';
@@ -29,9 +29,9 @@ async function transactionsOf(t: TestTenant, invoiceId: string, until: (tx: any[
 
 /** Puts a collected invoice back to the moment a crash left it: the charge pending, nothing paid. */
 async function crashedCharge(t: TestTenant, invoiceId: string, transactionId: string) {
-  await env.DB.prepare("UPDATE transactions SET status = 'pending', paid_at = NULL, charged_amount = 0 WHERE id = ?").bind(transactionId).run();
-  await env.DB.prepare("UPDATE invoices SET status = 'STATUS_UNPAID', paid_amount = 0, pay_date = NULL WHERE id = ?").bind(invoiceId).run();
-  await env.DB.prepare('DELETE FROM invoice_payments WHERE invoice_id = ?').bind(invoiceId).run();
+  await (await dbOf(t)).prepare("UPDATE transactions SET status = 'pending', paid_at = NULL, charged_amount = 0 WHERE id = ?").bind(transactionId).run();
+  await (await dbOf(t)).prepare("UPDATE invoices SET status = 'STATUS_UNPAID', paid_amount = 0, pay_date = NULL WHERE id = ?").bind(invoiceId).run();
+  await (await dbOf(t)).prepare('DELETE FROM invoice_payments WHERE invoice_id = ?').bind(invoiceId).run();
 }
 
 describe('collection after something went wrong', () => {
@@ -42,7 +42,7 @@ describe('collection after something went wrong', () => {
     const inv = await finalizedInvoice(t, c.id, [line('10.00')]);
     const [tx] = await transactionsOf(t, inv.id);
     await crashedCharge(t, inv.id, tx.id);
-    await env.DB.prepare("UPDATE invoices SET status = 'STATUS_CLOSED' WHERE id = ?").bind(inv.id).run();
+    await (await dbOf(t)).prepare("UPDATE invoices SET status = 'STATUS_CLOSED' WHERE id = ?").bind(inv.id).run();
     // The sweeper takes pending charges older than ten minutes.
     await setClock(t, '2027-03-01T09:11:00.000Z');
     const after = (await get(t, `/transactions/${tx.id}`)).body;
@@ -58,11 +58,11 @@ describe('collection after something went wrong', () => {
     const inv = await finalizedInvoice(t, c.id, [line('100.00')]);
     const [tx] = await transactionsOf(t, inv.id);
     await crashedCharge(t, inv.id, tx.id);
-    await env.DB.prepare('UPDATE invoices SET paid_amount = 3000 WHERE id = ?').bind(inv.id).run();
+    await (await dbOf(t)).prepare('UPDATE invoices SET paid_amount = 3000 WHERE id = ?').bind(inv.id).run();
     const result = await collectJob(env, { tenantId: t.id, invoiceId: inv.id });
     expect(result).toMatchObject({ outcome: 'succeeded' });
     expect((await get(t, `/invoices/${inv.id}`)).body).toMatchObject({ status: 'STATUS_PAID', unpaidAmount: { amount: '0.00' } });
-    expect(await query('SELECT amount FROM invoice_payments WHERE invoice_id = ?', inv.id)).toEqual([{ amount: 8900 }]);
+    expect(await query(t, 'SELECT amount FROM invoice_payments WHERE invoice_id = ?', inv.id)).toEqual([{ amount: 8900 }]);
     expect((await get(t, `/transactions/${tx.id}`)).body.description).toContain('30.00 EUR more than was open');
   });
 

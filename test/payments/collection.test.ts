@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, countRows, get, post, query, type TestTenant } from '../support/api';
+import { api, countRows, get, post, query, type TestTenant, dbOf } from '../support/api';
 import { createCustomer, createTenant, eventTypes, setClock } from '../support/builders';
 import { contextOf, customerSession, finalizedInvoice, line } from '../documents/builders';
 import { collectJob } from '../../src/services/payments/collection-jobs';
@@ -59,7 +59,7 @@ describe('automatic collection', () => {
     });
     expect(await eventTypes(t, inv.id)).toEqual(expect.arrayContaining(['invoice.finalized', 'invoice.paid']));
     expect(await eventTypes(t, transactions[0].id)).toEqual(['transaction.succeeded']);
-    const payments = await query<{ amount: number; transaction_id: string }>('SELECT amount, transaction_id FROM invoice_payments WHERE invoice_id = ?', inv.id);
+    const payments = await query<{ amount: number; transaction_id: string }>(t, 'SELECT amount, transaction_id FROM invoice_payments WHERE invoice_id = ?', inv.id);
     expect(payments).toEqual([{ amount: 11900, transaction_id: transactions[0].id }]);
   });
 
@@ -79,9 +79,9 @@ describe('automatic collection', () => {
     const inv = await finalizedInvoice(t, c.id, [line('20.00')]);
     const [{ transactions }] = [await settled(t, inv.id)];
     // Put the transaction back to the state a crash between insert and gateway call leaves.
-    await env.DB.prepare("UPDATE transactions SET status = 'pending', paid_at = NULL WHERE id = ?").bind(transactions[0].id).run();
-    await env.DB.prepare("UPDATE invoices SET status = 'STATUS_UNPAID', paid_amount = 0, pay_date = NULL WHERE id = ?").bind(inv.id).run();
-    await env.DB.prepare('DELETE FROM invoice_payments WHERE invoice_id = ?').bind(inv.id).run();
+    await (await dbOf(t)).prepare("UPDATE transactions SET status = 'pending', paid_at = NULL WHERE id = ?").bind(transactions[0].id).run();
+    await (await dbOf(t)).prepare("UPDATE invoices SET status = 'STATUS_UNPAID', paid_amount = 0, pay_date = NULL WHERE id = ?").bind(inv.id).run();
+    await (await dbOf(t)).prepare('DELETE FROM invoice_payments WHERE invoice_id = ?').bind(inv.id).run();
     const result = await job(t, inv.id);
     expect(result).toMatchObject({ outcome: 'succeeded', transaction: { id: transactions[0].id, idempotencyKey: `collect:${inv.id}:1` } });
     expect(await countRows('transactions', t, 'AND invoice_id = ?', inv.id)).toBe(1);

@@ -67,7 +67,7 @@ describe('open-banking accounts', () => {
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     expect(first.body).toMatchObject({ pulled: 2, imported: 2, account: { lastAccessedAt: '2027-02-01T08:00:00.000Z', lastInformedAt: '2027-02-01T08:00:00.000Z' } });
     expect((await get(t, `/invoices/${a.id}`)).body).toMatchObject({ status: 'STATUS_PAID', unpaidAmount: { amount: '0.00' } });
-    const lines = await query<{ status: string; amount: number; open_banking_account_id: string }>('SELECT status, amount, open_banking_account_id FROM bank_account_transactions WHERE tenant_id = ? ORDER BY amount', t.id);
+    const lines = await query<{ status: string; amount: number; open_banking_account_id: string }>(t, 'SELECT status, amount, open_banking_account_id FROM bank_account_transactions WHERE tenant_id = ? ORDER BY amount', t.id);
     expect(lines).toEqual([
       { status: 'STATUS_IGNORED', amount: -1200, open_banking_account_id: account.id },
       { status: 'STATUS_BOOKED', amount: 11900, open_banking_account_id: account.id },

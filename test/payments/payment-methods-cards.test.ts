@@ -54,7 +54,7 @@ async function rejection(promise: Promise<unknown>): Promise<ApiError> {
   return err as ApiError;
 }
 
-const stored = async (t: TestTenant, id: string) => (await query<Record<string, any>>('SELECT * FROM payment_methods WHERE tenant_id = ? AND id = ?', t.id, id))[0]!;
+const stored = async (t: TestTenant, id: string) => (await query<Record<string, any>>(t, 'SELECT * FROM payment_methods WHERE tenant_id = ? AND id = ?', t.id, id))[0]!;
 
 describe('cards through the card gateway', () => {
   it('binds the card to the customer and keeps its token secret; expiry is the end of the expiry month', async () => {
@@ -96,7 +96,7 @@ describe('cards through the card gateway', () => {
     expect((err.violations ?? []).map((v) => v.propertyPath)).toEqual(path ? [path] : []);
     // The client's token is not echoed back in the message.
     expect(err.message).not.toContain('pm_bad');
-    expect(await query('SELECT id FROM payment_methods WHERE tenant_id = ?', t.id)).toEqual([]);
+    expect(await query(t, 'SELECT id FROM payment_methods WHERE tenant_id = ?', t.id)).toEqual([]);
     expect((await eventsOf(t)).filter((e) => e.type.startsWith('payment_method.'))).toEqual([]);
   });
 
@@ -118,7 +118,7 @@ describe('expirePaymentMethods (nightly)', () => {
     const december = await createPaymentMethod(ctx, { customer: c.id, type: 'card', token: 'pm_dec' });
     const january = await createPaymentMethod(ctx, { customer: c.id, type: 'card', token: 'pm_jan' });
     const revoked = await createPaymentMethod(ctx, { customer: c.id, type: 'card', token: 'pm_dec' });
-    await query('UPDATE payment_methods SET status = ? WHERE id = ?', 'revoked', revoked.id);
+    await query(t, 'UPDATE payment_methods SET status = ? WHERE id = ?', 'revoked', revoked.id);
     const sepa = await sepaMethod(t, c.id);
     const testing = await testingMethod(t, c.id);
 

@@ -18,9 +18,9 @@ async function tenantOn(day = TODAY) {
 }
 
 const stored = async (t: TestTenant, id: string) =>
-  (await query<Record<string, any>>('SELECT * FROM payment_methods WHERE tenant_id = ? AND id = ?', t.id, id))[0]!;
+  (await query<Record<string, any>>(t, 'SELECT * FROM payment_methods WHERE tenant_id = ? AND id = ?', t.id, id))[0]!;
 const defaults = async (t: TestTenant, customerId: string) =>
-  (await query<{ id: string }>('SELECT id FROM payment_methods WHERE tenant_id = ? AND customer_id = ? AND is_default = 1', t.id, customerId)).map((r) => r.id);
+  (await query<{ id: string }>(t, 'SELECT id FROM payment_methods WHERE tenant_id = ? AND customer_id = ? AND is_default = 1', t.id, customerId)).map((r) => r.id);
 const methodEvents = (t: TestTenant) => countRows('events', t, "AND type LIKE 'payment_method.%'");
 
 const sepaBody = (customer: string, sepaDebit: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
@@ -328,7 +328,7 @@ describe('PATCH /payment-methods/{id}', () => {
     const revoked = (await testingMethod(t, c.id)).id;
     const expired = (await bankTransferMethod(t, c.id)).id;
     expectStatus(await del(t, `/payment-methods/${revoked}`), 200);
-    await query('UPDATE payment_methods SET status = ? WHERE id = ?', 'expired', expired);
+    await query(t, 'UPDATE payment_methods SET status = ? WHERE id = ?', 'expired', expired);
     const before = await countRows('events', t);
     expect422(await patch(t, `/payment-methods/${revoked}`, { default: true }), ['default']);
     expect422(await patch(t, `/payment-methods/${revoked}`, { enabled: true }), ['enabled']);

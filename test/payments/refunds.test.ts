@@ -26,6 +26,7 @@ const refund = (t: TestTenant, id: string, body: unknown = {}) => api(`/transact
 
 async function refundDocuments(t: TestTenant, invoiceId: string) {
   return query<{ number: string; gross_amount: number; net_amount: number; tax_amount: number; status: string }>(
+    t,
     "SELECT number, gross_amount, net_amount, tax_amount, status FROM invoices WHERE tenant_id = ? AND referenced_invoice_id = ? AND type = 'TYPE_REFUND' ORDER BY number_seq",
     t.id,
     invoiceId,
@@ -74,7 +75,7 @@ describe('POST /transactions/{id}/refund', () => {
     const ok = answers.filter((a) => a.status === 201);
     expect(ok.length).toBeGreaterThanOrEqual(1);
     expect(answers.every((a) => a.status === 201 || a.status === 409 || a.status === 422)).toBe(true);
-    const stored = await query<{ refunded_amount: number }>('SELECT refunded_amount FROM transactions WHERE id = ?', payment.id);
+    const stored = await query<{ refunded_amount: number }>(t, 'SELECT refunded_amount FROM transactions WHERE id = ?', payment.id);
     expect(stored[0]!.refunded_amount).toBe(ok.length * 800);
     expect(stored[0]!.refunded_amount).toBeLessThanOrEqual(1190);
   });

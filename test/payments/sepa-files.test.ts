@@ -1,6 +1,5 @@
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, countRows, download, eventsOf, expect422, expectProblem, expectStatus, get, ids, post, put, query, unique, type TestTenant } from '../support/api';
+import { api, countRows, download, eventsOf, expect422, expectProblem, expectStatus, get, ids, post, put, query, unique, type TestTenant, dbOf } from '../support/api';
 import { created, createCustomer, createTenant, ok, setClock } from '../support/builders';
 import { finalizedInvoice, line, SETTINGS } from '../documents/builders';
 import { BIC, CREDITOR_ID, IBAN, OTHER_IBAN, paymentSettings, sepaMethod, testingMethod } from './builders';
@@ -49,6 +48,7 @@ const texts = (xml: string, element: string) => [...xml.matchAll(new RegExp(`<${
 
 const liveDebits = (t: TestTenant, invoiceId: string) =>
   query<{ id: string; status: string; sepa_file_id: string | null; reference_id: string; sepa_sequence_type: string; collection_date: string; amount: number; attempt: number; idempotency_key: string }>(
+    t,
     "SELECT * FROM transactions WHERE tenant_id = ? AND invoice_id = ? AND type = 'payment' AND status IN ('pending', 'processing', 'action_required')",
     t.id,
     invoiceId,
@@ -136,7 +136,7 @@ describe('POST /sepa-xml: direct debits', () => {
       expect((await ok(get(t, `/invoices/${invoice.id}`))).status).toBe('STATUS_UNPAID');
     }
     for (const other of [paid, cardInvoice, revokedInvoice, toldToTransfer]) expect(await liveDebits(t, other.id)).toEqual([]);
-    const [used] = await query<{ mandate_first_used_at: string | null }>('SELECT mandate_first_used_at FROM payment_methods WHERE id = ?', erika.method.id);
+    const [used] = await query<{ mandate_first_used_at: string | null }>(t, 'SELECT mandate_first_used_at FROM payment_methods WHERE id = ?', erika.method.id);
     expect(used!.mandate_first_used_at).toBe(`${MONDAY}T09:00:00.000Z`);
     // The mandate now shows RCUR for its next debit, announced once per mandate.
     const updates = (await eventsOf(t, erika.method.id)).filter((ev) => ev.type === 'payment_method.updated');
@@ -247,11 +247,11 @@ describe('POST /sepa-xml: direct debits', () => {
     // A holder name without one letter of the SEPA set and a customer without a name to fall back on.
     const nameless = await createCustomer(t);
     const method = await sepaMethod(t, nameless.id);
-    await env.DB.prepare("UPDATE payment_methods SET details = json_set(details, '$.accountHolder', '李明') WHERE id = ?").bind(method.id).run();
+    await (await dbOf(t)).prepare("UPDATE payment_methods SET details = json_set(details, '$.accountHolder', '李明') WHERE id = ?").bind(method.id).run();
     const noName = await invoiceOf(t, nameless.id, '10.00');
     // A mandate signed after the collection date.
     const late = await sepaPayer(t, 'Late Signer', IBAN);
-    await env.DB.prepare("UPDATE payment_methods SET mandate_signed_at = '2026-12-01' WHERE id = ?").bind(late.method.id).run();
+    await (await dbOf(t)).prepare("UPDATE payment_methods SET mandate_signed_at = '2026-12-01' WHERE id = ?").bind(late.method.id).run();
     const lateInvoice = await invoiceOf(t, late.c.id, '10.00');
 
     const file = await created(createFile(t));
@@ -264,7 +264,7 @@ describe('POST /sepa-xml: direct debits', () => {
     expect(await liveDebits(t, ok1.id)).toHaveLength(1);
     expect(await liveDebits(t, noName.id)).toEqual([]);
     // Left out, not consumed: a later file takes it once it can be written.
-    const [unused] = await query<{ mandate_first_used_at: string | null }>('SELECT mandate_first_used_at FROM payment_methods WHERE id = ?', method.id);
+    const [unused] = await query<{ mandate_first_used_at: string | null }>(t, 'SELECT mandate_first_used_at FROM payment_methods WHERE id = ?', method.id);
     expect(unused!.mandate_first_used_at).toBeNull();
   });
 });
@@ -340,7 +340,7 @@ describe('POST /sepa-xml: credit transfers', () => {
     const invoice = await invoiceOf(t, erika.c.id, '100.00');
     // A pending refund of a SEPA payment, as POST /transactions/{id}/refund leaves it.
     const refundId = crypto.randomUUID();
-    await env.DB.prepare(
+    await (await dbOf(t)).prepare(
       `INSERT INTO transactions (id, tenant_id, customer_id, invoice_id, payment_method_id, type, gateway, status, currency_code, amount, document_number, idempotency_key, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, 'refund', 'sepa_debit', 'pending', 'EUR', 2500, ?, ?, ?, ?)`,
     )
@@ -356,9 +356,9 @@ describe('POST /sepa-xml: credit transfers', () => {
     const file = await created(createFile(t, { type: 'credit_transfer' }));
     expect(file).toMatchObject({ type: 'credit_transfer', format: 'pain.001.001.03', collectionDate: TUESDAY, numberOfTransactions: 2, controlSum: '48.80', skipped: [] });
     expect(file.messageId).toMatch(/^CT-20261124-/);
-    const [refund] = await query<Record<string, any>>('SELECT * FROM transactions WHERE id = ?', refundId);
+    const [refund] = await query<Record<string, any>>(t, 'SELECT * FROM transactions WHERE id = ?', refundId);
     expect(refund).toMatchObject({ status: 'processing', sepa_file_id: file.id, reference_id: refundId.replace(/-/g, ''), collection_date: TUESDAY });
-    const [payout, ...more] = await query<Record<string, any>>("SELECT * FROM transactions WHERE tenant_id = ? AND invoice_id = ? AND type = 'refund'", t.id, credit.id);
+    const [payout, ...more] = await query<Record<string, any>>(t, "SELECT * FROM transactions WHERE tenant_id = ? AND invoice_id = ? AND type = 'refund'", t.id, credit.id);
     expect(more).toEqual([]);
     expect(payout).toMatchObject({ status: 'processing', amount: 2380, gateway: 'bank_transfer', sepa_file_id: file.id, document_number: credit.number, payment_method_id: erika.method.id });
 

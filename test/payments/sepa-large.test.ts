@@ -1,6 +1,5 @@
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { countRows, download, post, put, query, type TestTenant } from '../support/api';
+import { countRows, download, post, put, query, type TestTenant, dbOf } from '../support/api';
 import { created, createCustomer, createTenant, ok, setClock } from '../support/builders';
 import { finalizedInvoice, line, SETTINGS } from '../documents/builders';
 import { CREDITOR_ID, OTHER_IBAN, paymentSettings, sepaMethod } from './builders';
@@ -12,10 +11,10 @@ import { CREDITOR_ID, OTHER_IBAN, paymentSettings, sepaMethod } from './builders
 const DEBITS = 2000;
 
 /** Copies the row `id` of `table` n times; `overrides` are SQL expressions over the row `c` and the counter `n` (1…count). */
-async function cloneRows(table: string, id: string, count: number, overrides: Record<string, string>) {
-  const columns = (await query<{ name: string }>(`SELECT name FROM pragma_table_info('${table}')`)).map((c) => c.name);
+async function cloneRows(t: TestTenant, table: string, id: string, count: number, overrides: Record<string, string>) {
+  const columns = (await query<{ name: string }>(t, `SELECT name FROM pragma_table_info('${table}')`)).map((c) => c.name);
   const select = columns.map((c) => overrides[c] ?? `c."${c}"`).join(', ');
-  await env.DB.prepare(
+  await (await dbOf(t)).prepare(
     `WITH RECURSIVE seq(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM seq WHERE n < ?)
      INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) SELECT ${select} FROM "${table}" c, seq WHERE c.id = ?`,
   )
@@ -28,10 +27,10 @@ async function seed(t: TestTenant, count: number) {
   const method = await sepaMethod(t, c.id, { sepaDebit: { iban: OTHER_IBAN, accountHolder: 'Erika Mustermann' } });
   const invoice = await finalizedInvoice(t, c.id, [line('100.00')]);
   const n = "printf('%06d', n)";
-  await cloneRows('customers', c.id, count - 1, { id: `c.id || '-' || ${n}`, email: `${n} || c.email`, email_key: `${n} || c.email_key`, customer_number: `c.customer_number || '-' || ${n}` });
-  await cloneRows('payment_methods', method.id, count - 1, { id: `c.id || '-' || ${n}`, customer_id: `c.customer_id || '-' || ${n}`, mandate_reference: `c.mandate_reference || '-' || ${n}` });
+  await cloneRows(t, 'customers', c.id, count - 1, { id: `c.id || '-' || ${n}`, email: `${n} || c.email`, email_key: `${n} || c.email_key`, customer_number: `c.customer_number || '-' || ${n}` });
+  await cloneRows(t, 'payment_methods', method.id, count - 1, { id: `c.id || '-' || ${n}`, customer_id: `c.customer_id || '-' || ${n}`, mandate_reference: `c.mandate_reference || '-' || ${n}` });
   // Amounts of 1.01 … so the control sum is a sum of different cents.
-  await cloneRows('invoices', invoice.id, count - 1, {
+  await cloneRows(t, 'invoices', invoice.id, count - 1, {
     id: `c.id || '-' || ${n}`,
     customer_id: `c.customer_id || '-' || ${n}`,
     number: `'RE-L' || ${n}`,
@@ -60,7 +59,7 @@ describe('a large pain.008 file', () => {
     expect(file.controlSum).toBe((total / 100).toFixed(2));
     expect(await countRows('transactions', t, "AND type = 'payment' AND status = 'processing' AND sepa_file_id = ?", file.id)).toBe(DEBITS);
     expect(await countRows('payment_methods', t, 'AND mandate_first_used_at IS NOT NULL')).toBe(DEBITS);
-    const [dupes] = await query<{ n: number }>('SELECT count(*) AS n FROM (SELECT invoice_id FROM transactions WHERE tenant_id = ? GROUP BY invoice_id HAVING count(*) > 1)', t.id);
+    const [dupes] = await query<{ n: number }>(t, 'SELECT count(*) AS n FROM (SELECT invoice_id FROM transactions WHERE tenant_id = ? GROUP BY invoice_id HAVING count(*) > 1)', t.id);
     expect(dupes!.n).toBe(0);
 
     const link = await ok(put(t, `/sepa-xml/${file.id}/download-link`));

@@ -45,10 +45,10 @@ describe('SEPA round trip', () => {
     await importStatement(t, 'STMT-2', [{ ref: 'B-2', amount: '19.00', credit: false, bookingDate: '2027-03-05', details: [{ endToEndId: payout!.endToEndId, name: 'Erika Mustermann', iban: OTHER_IBAN, remittance: 'Erstattung' }] }]);
     expect((await get(t, `/transactions/${refund.id}`)).body.status).toBe('succeeded');
     expect((await get(t, `/transactions/${debit!.id}`)).body.refundedAmount).toBe(19);
-    const docs = await query<{ number: string; gross_amount: number }>("SELECT number, gross_amount FROM invoices WHERE tenant_id = ? AND type = 'TYPE_REFUND'", t.id);
+    const docs = await query<{ number: string; gross_amount: number }>(t, "SELECT number, gross_amount FROM invoices WHERE tenant_id = ? AND type = 'TYPE_REFUND'", t.id);
     expect(docs).toEqual([{ number: 'RF-0000000001', gross_amount: -1900 }]);
     expect(await eventTypes(t, invoice.id)).toEqual(expect.arrayContaining(['invoice.paid', 'invoice.refunded']));
-    const lines = await query<{ status: string; amount: number }>('SELECT status, amount FROM bank_account_transactions WHERE tenant_id = ? ORDER BY booking_date', t.id);
+    const lines = await query<{ status: string; amount: number }>(t, 'SELECT status, amount FROM bank_account_transactions WHERE tenant_id = ? ORDER BY booking_date', t.id);
     expect(lines).toEqual([
       { status: 'STATUS_BOOKED', amount: 11900 },
       { status: 'STATUS_BOOKED', amount: -1900 },

@@ -61,7 +61,7 @@ describe('gateway credentials', () => {
     // The key was tried with one authenticated read.
     expect(await stripeCalls(stripe.secretKey)).toEqual([expect.objectContaining({ method: 'GET', path: '/v1/payment_intents', params: { limit: '1' } })]);
 
-    const [row] = await query<Record<string, string>>('SELECT * FROM gateway_credentials WHERE tenant_id = ?', t.id);
+    const [row] = await query<Record<string, string>>(t, 'SELECT * FROM gateway_credentials WHERE tenant_id = ?', t.id);
     expect(row!.gateway).toBe('card_provider');
     expect(row!.secret_key).not.toContain(stripe.secretKey.slice(8));
     expect(row!.webhook_secret).not.toContain('localTestSecret');
@@ -81,7 +81,7 @@ describe('gateway credentials', () => {
     expect422(res, ['secretKey']);
     expect(res.body.violations[0].code).toBe('invalid_key');
     expect(JSON.stringify(res.body)).not.toContain('sk_test_51NeverIssuedByStripe000');
-    expect(await query('SELECT * FROM gateway_credentials WHERE tenant_id = ?', t.id)).toEqual([]);
+    expect(await query(t, 'SELECT * FROM gateway_credentials WHERE tenant_id = ?', t.id)).toEqual([]);
     expect((await get(t, '/settings/gateways/card_provider')).status).toBe(404);
   });
 
@@ -100,7 +100,7 @@ describe('gateway credentials', () => {
     const res = await put(t, '/settings/gateways/card_provider', { secretKey: stripe.restrictedKey, webhookSecret: '', publishableKey: '' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({ mode: 'test', secretKeyHint: `rk_test_…${stripe.restrictedKey.slice(-4)}`, publishableKey: null, webhookSecretSet: false });
-    const [row] = await query<Record<string, string | null>>('SELECT webhook_secret FROM gateway_credentials WHERE tenant_id = ?', t.id);
+    const [row] = await query<Record<string, string | null>>(t, 'SELECT webhook_secret FROM gateway_credentials WHERE tenant_id = ?', t.id);
     expect(row!.webhook_secret).toBeNull();
   });
 
@@ -138,7 +138,7 @@ describe('gateway credentials', () => {
     expect((await get(t, `/payment-methods/${m.id}`)).body).toMatchObject({ status: 'active', card: { brand: 'visa', last4: '4242' } });
     expect((await get(t, `/payment-methods/${unknown.id}`)).body).toMatchObject({ status: 'gateway_unconfigured', card: null });
     const { customers, paymentMethods } = await stripeObjects(stripe.secretKey);
-    const [row] = await query<{ gateway_token: string }>('SELECT gateway_token FROM payment_methods WHERE id = ?', m.id);
+    const [row] = await query<{ gateway_token: string }>(t, 'SELECT gateway_token FROM payment_methods WHERE id = ?', m.id);
     expect(row!.gateway_token).toBe(`${customers![0]!.id}/${paymentMethods![0]!.id}`);
     expect((await eventsOf(t, m.id)).map((e) => [e.type, (e.data as any).status])).toEqual([
       ['payment_method.created', 'gateway_unconfigured'],
@@ -152,7 +152,7 @@ describe('gateway credentials', () => {
     await stripeFault(stripe.secretKey, { mode: 'unavailable' });
     const res = await put(t, '/settings/gateways/card_provider', { secretKey: stripe.secretKey });
     expect(res.status).toBe(503);
-    expect(await query('SELECT * FROM gateway_credentials WHERE tenant_id = ?', t.id)).toEqual([]);
+    expect(await query(t, 'SELECT * FROM gateway_credentials WHERE tenant_id = ?', t.id)).toEqual([]);
   });
 });
 
@@ -167,7 +167,7 @@ describe('cards through Stripe', () => {
     expect(customers).toEqual([expect.objectContaining({ email: 'card.holder@example.com', metadata: { customer_id: c.id } })]);
     expect(paymentMethods).toEqual([expect.objectContaining({ customer: customers[0]!.id })]);
     const token = `${customers[0]!.id}/${paymentMethods[0]!.id}`;
-    const [row] = await query<{ gateway_token: string }>('SELECT gateway_token FROM payment_methods WHERE id = ?', m.id);
+    const [row] = await query<{ gateway_token: string }>(t, 'SELECT gateway_token FROM payment_methods WHERE id = ?', m.id);
     expect(row!.gateway_token).toBe(token);
     expect(JSON.stringify(m)).not.toContain(paymentMethods[0]!.id);
     expect(JSON.stringify((await get(t, `/payment-methods/${m.id}`)).body)).not.toContain(paymentMethods[0]!.id);
@@ -216,7 +216,7 @@ describe('collection through Stripe', () => {
     expect(paymentIntents[0]).toMatchObject({ amount: 11900, currency: 'eur', status: 'succeeded', metadata: expect.objectContaining({ invoice_id: inv.id }) });
     expect(transactions[0]).toMatchObject({ status: 'succeeded', gateway: 'card_provider', referenceId: paymentIntents[0]!.id });
     const [post] = await intentPosts(stripe.secretKey);
-    const [stored] = await query<{ idempotency_key: string }>('SELECT idempotency_key FROM transactions WHERE id = ?', transactions[0].id);
+    const [stored] = await query<{ idempotency_key: string }>(t, 'SELECT idempotency_key FROM transactions WHERE id = ?', transactions[0].id);
     expect(post!.idempotencyKey).toBe(stored!.idempotency_key);
 
     await collectJob(env, { tenantId: t.id, invoiceId: inv.id });
@@ -284,7 +284,7 @@ describe('refunds through Stripe', () => {
     const refundPosts = (await stripeCalls(stripe.secretKey)).filter((x) => x.method === 'POST' && x.path === '/v1/refunds');
     expect(refundPosts.map((p) => p.idempotencyKey)).toEqual([`refund:${payment.id}:1`, `refund:${payment.id}:1`]);
     expect((await stripeObjects(stripe.secretKey)).refunds).toHaveLength(1);
-    const docs = await query<{ gross_amount: number }>("SELECT gross_amount FROM invoices WHERE tenant_id = ? AND type = 'TYPE_REFUND'", t.id);
+    const docs = await query<{ gross_amount: number }>(t, "SELECT gross_amount FROM invoices WHERE tenant_id = ? AND type = 'TYPE_REFUND'", t.id);
     expect(docs).toEqual([{ gross_amount: -1900 }]);
   });
 });

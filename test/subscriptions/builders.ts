@@ -1,9 +1,8 @@
 // Builders of the subscription tests (test/subscriptions/*.test.ts): a tenant with its clock set
 // and a catalogue made through the API, drafts and active subscriptions, and what a refused change
 // must leave as it was.
-import { env } from 'cloudflare:workers';
 import { expect } from 'vitest';
-import { expectProblem, post, put, query, unique, type ApiResponse, type TestTenant } from '../support/api';
+import { expectProblem, post, put, query, unique, type ApiResponse, type TestTenant, dbOf } from '../support/api';
 import { created, createCustomer, createTenant, eventTypes, ok, setClock, type Unchanged } from '../support/builders';
 
 /**
@@ -24,12 +23,12 @@ export function expectRefused(res: ApiResponse, status: string) {
 export const addDays = (s: string, days: number) => new Date(new Date(s).getTime() + days * 86_400_000).toISOString();
 
 export async function subscriptionRow(t: TestTenant, id: string) {
-  const [row] = await query<Record<string, any>>('SELECT * FROM subscriptions WHERE tenant_id = ? AND id = ?', t.id, id);
+  const [row] = await query<Record<string, any>>(t, 'SELECT * FROM subscriptions WHERE tenant_id = ? AND id = ?', t.id, id);
   return row;
 }
 
 export async function itemRows(t: TestTenant, subscriptionId: string) {
-  return query<Record<string, any>>('SELECT * FROM subscription_items WHERE tenant_id = ? AND subscription_id = ? ORDER BY created_at, id', t.id, subscriptionId);
+  return query<Record<string, any>>(t, 'SELECT * FROM subscription_items WHERE tenant_id = ? AND subscription_id = ? ORDER BY created_at, id', t.id, subscriptionId);
 }
 
 /** What a refused change must leave as it was (see refusedUnchanged): the stored subscription and its items. */
@@ -40,7 +39,7 @@ export function storedSubscription(t: TestTenant, subscriptionId: string): Uncha
 /** A payment method row (payment methods have no API yet). */
 export async function paymentMethod(t: TestTenant, customerId: string, type = 'card', isDefault = false): Promise<string> {
   const id = unique('pm');
-  await env.DB.prepare(
+  await (await dbOf(t)).prepare(
     'INSERT INTO payment_methods (id, tenant_id, customer_id, gateway_name, type, name, status, is_default, enabled, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   )
     .bind(id, t.id, customerId, type === 'card' ? 'card_provider' : type, type, `My ${type}`, 'active', isDefault ? 1 : 0, 1, new Date().toISOString())

@@ -47,7 +47,7 @@ describe('events', () => {
       for (const e of added) expect(e.resourceId, name).toBe(d.id);
       if (added[0]) expect(added[0].data, name).toMatchObject({ id: d.id, status: res.body.status, updatedAt: res.body.updatedAt });
     }
-    const rows = await query<{ version: string; created_at: string }>('SELECT version, created_at FROM events WHERE tenant_id = ?', t.id);
+    const rows = await query<{ version: string; created_at: string }>(t, 'SELECT version, created_at FROM events WHERE tenant_id = ?', t.id);
     expect(new Set(rows.map((r) => r.created_at))).toEqual(new Set([DEFAULT_NOW]));
     expect(rows.every((r) => typeof r.version === 'string' && r.version.length > 0)).toBe(true);
   });

@@ -1,6 +1,5 @@
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { countRows, del, eventsOf, expectProblem, get, patch, post, put, violations, type ApiResponse } from '../support/api';
+import { countRows, del, eventsOf, expectProblem, get, patch, post, put, violations, type ApiResponse, dbOf } from '../support/api';
 import { created, ok, refusedUnchanged, setClock } from '../support/builders';
 import { activeSubscription, DEFAULT_NOW, draft, expectRefused, item, itemRows, nonBillingEventTypes, setup, storedSubscription, subscriptionRow, type Fixture } from './builders';
 
@@ -103,7 +102,7 @@ async function subscriptionIn(f: Fixture, status: Status, action?: Action): Prom
   const d = await draft(f, needsTrial ? { trialDays: 10 } : {});
   if (status === 'draft') return d.id;
   if (status === 'offer') {
-    await env.DB.prepare("UPDATE subscriptions SET status = 'offer' WHERE tenant_id = ? AND id = ?").bind(t.id, d.id).run();
+    await (await dbOf(t)).prepare("UPDATE subscriptions SET status = 'offer' WHERE tenant_id = ? AND id = ?").bind(t.id, d.id).run();
     return d.id;
   }
   await ok(put(t, `/subscriptions/${d.id}/activate`, {}));

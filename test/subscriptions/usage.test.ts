@@ -8,7 +8,7 @@ import { activeSubscription, addDays, DEFAULT_NOW, draft, item, setup, usage } f
 // with its test clock set first.
 
 async function usageRows(t: TestTenant) {
-  return query<Record<string, any>>('SELECT * FROM usage_events WHERE tenant_id = ? ORDER BY measured_at, event_id', t.id);
+  return query<Record<string, any>>(t, 'SELECT * FROM usage_events WHERE tenant_id = ? ORDER BY measured_at, event_id', t.id);
 }
 
 describe('POST /subscriptions/measurements', () => {
@@ -152,6 +152,7 @@ describe('POST /subscriptions/measurements', () => {
     );
     expect(good.accepted).toBe(5);
     const stored = await query<{ event_id: string; quantity: string; quantity_micros: number }>(
+      t,
       "SELECT event_id, quantity, quantity_micros FROM usage_events WHERE tenant_id = ? AND event_id LIKE 'q%' ORDER BY event_id",
       t.id,
     );

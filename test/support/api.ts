@@ -1,6 +1,8 @@
 // The API client of the workerd tests and the helpers that read its answers and the database.
 import { env, exports } from 'cloudflare:workers';
 import { expect } from 'vitest';
+import { shardSweeps, type ShardSweep } from '../../src/db/directory';
+import { binding, shardNames } from '../../src/db/shards';
 import { checkContract } from './contract';
 
 export const ADMIN_TOKEN = 'test-admin-token';
@@ -114,11 +116,37 @@ export function expect422(res: ApiResponse, expectedPaths: string[]) {
 export const ids = (res: ApiResponse): string[] => (res.body.data as { id: string }[]).map((r) => r.id);
 
 // ---------------------------------------------------------------------------------------------
-// The database
+// The database: two shards (docs/decisions.md, Tenancy and shards), so a tenant's rows are read
+// where the directory says they are.
 
-/** Rows of a SQL query against the test database. */
-export async function query<T = Record<string, unknown>>(sql: string, ...params: unknown[]): Promise<T[]> {
-  const res = await env.DB.prepare(sql)
+/** The shard (D1 binding name) a tenant lives on, from the directory in shard 0. */
+export async function shardOf(t: TestTenant | string): Promise<string> {
+  const id = typeof t === 'string' ? t : t.id;
+  const row = await env.DB.prepare('SELECT shard FROM tenant_directory WHERE tenant_id = ?').bind(id).first<{ shard: string }>();
+  if (!row) throw new Error(`tenant ${id} is not in the directory`);
+  return row.shard;
+}
+
+/** The D1 database that holds a tenant's rows. */
+export async function dbOf(t: TestTenant | string): Promise<D1Database> {
+  return binding(env, await shardOf(t));
+}
+
+/** The cron's view of a tenant's shard (src/db/directory.ts), for calling a shard's sweep directly. */
+export async function sweepOf(t: TestTenant | string): Promise<ShardSweep> {
+  const shard = await shardOf(t);
+  return (await shardSweeps(env)).find((s) => s.shard === shard)!;
+}
+
+/** Every shard's database: for data every shard holds (exchange rates). */
+export function everyShard(): D1Database[] {
+  return shardNames(env).map((s) => binding(env, s));
+}
+
+/** Rows of a SQL query against a tenant's shard. */
+export async function query<T = Record<string, unknown>>(t: TestTenant | string, sql: string, ...params: unknown[]): Promise<T[]> {
+  const res = await (await dbOf(t))
+    .prepare(sql)
     .bind(...params)
     .all<T>();
   return res.results;
@@ -133,6 +161,7 @@ export interface StoredEvent {
 /** Outbox rows of a tenant (or of one resource) in the order they were written. */
 export async function eventsOf(t: TestTenant, resourceId?: string): Promise<StoredEvent[]> {
   const rows = await query<{ type: string; resource_id: string | null; data: string }>(
+    t,
     'SELECT type, resource_id, data FROM events WHERE tenant_id = ? ORDER BY created_at, rowid',
     t.id,
   );
@@ -143,6 +172,6 @@ export async function eventsOf(t: TestTenant, resourceId?: string): Promise<Stor
 
 /** Rows of a tenant in a table, optionally narrowed by more SQL (`AND …`). */
 export async function countRows(table: string, t: TestTenant, extra = '', ...params: unknown[]): Promise<number> {
-  const [row] = await query<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE tenant_id = ? ${extra}`, t.id, ...params);
+  const [row] = await query<{ n: number }>(t, `SELECT count(*) AS n FROM ${table} WHERE tenant_id = ? ${extra}`, t.id, ...params);
   return row?.n ?? 0;
 }

@@ -1,7 +1,10 @@
 import { applyD1Migrations } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
+import { binding, shardNames } from '../../src/db/shards';
 
-await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
+// Every shard gets the same migrations (wrangler.toml's D1_SHARDS: two shards, so the whole suite
+// runs with tenants spread over both; docs/decisions.md, Tenancy and shards).
+for (const shard of shardNames(env)) await applyD1Migrations(binding(env, shard), env.TEST_MIGRATIONS);
 
 // Tests never use the network. A webhook registered by any test (to hosts like hooks.example) is
 // delivered by the queue consumer in the background; without this guard its fetch goes to DNS,

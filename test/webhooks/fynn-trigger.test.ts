@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { publishOutbox } from '../../src/events/delivery';
-import { api, violations } from '../support/api';
+import { api, violations, dbOf } from '../support/api';
 import { createCustomer, createTenant } from '../support/builders';
 import { consume, deliveries, fake, hook, standardHeaders, useFakeReceiver, type Received } from './receiver';
 
@@ -113,7 +113,7 @@ describe('a delivery as Fynn documents it', () => {
     const payload = new Webhook(w.secret).verify(r.body, standardHeaders(r)) as any;
     // The docs' payload; the trigger (version B) reads event.type.
     expect(payload).toEqual({ event: { type: 'customer.created', id: r.headers['webhook-id'], version: '1.0.0', created: expect.any(String) }, tenantId: t.id, data: expect.objectContaining({ firstName: 'Jürgen' }) });
-    expect((await deliveries(w.id))[0]).toMatchObject({ status: 'delivered' });
+    expect((await deliveries(t, w.id))[0]).toMatchObject({ status: 'delivered' });
   });
 
   it('sends a body that survives JSON.stringify(JSON.parse(body)) byte for byte, whatever the stored data', async () => {
@@ -124,7 +124,7 @@ describe('a delivery as Fynn documents it', () => {
     const stored =
       '{"z":1,"10":"ten","2":"two","a\\/b":"<\\u00fc>\\u2028","emoji":"\\ud83d\\ude00","lone":"a\\udc00b","n":1.0,"e":1E2,"neg":-0,' +
       '"tiny":0.000001,"big":123456789012345678901234567890,"nested":{"b":[1,2.50,{"1":true,"0":null}],"a":"\\"q\\"\\n\\t"},"__proto__":{"x":1}}';
-    await env.DB.prepare(`INSERT INTO events (id, tenant_id, type, version, resource_id, data, created_at) VALUES (?, ?, 'customer.updated', '1.0.0', 'r', ?, ?)`)
+    await (await dbOf(t)).prepare(`INSERT INTO events (id, tenant_id, type, version, resource_id, data, created_at) VALUES (?, ?, 'customer.updated', '1.0.0', 'r', ?, ?)`)
       .bind(`ev-${Date.now()}`, t.id, stored, new Date().toISOString())
       .run();
     await publishOutbox(env, t.id);

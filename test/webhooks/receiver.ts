@@ -5,7 +5,7 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from 'clou
 import { env } from 'cloudflare:workers';
 import { afterEach, beforeEach, expect, vi } from 'vitest';
 import worker from '../../src/index';
-import { api, type TestTenant } from '../support/api';
+import { api, type TestTenant, dbOf } from '../support/api';
 
 export interface Received {
   url: string;
@@ -77,9 +77,9 @@ export async function consume(messages = fake.queued.splice(0)) {
   return getQueueResult(batch, ctx);
 }
 
-/** A webhook's delivery rows, oldest first. */
-export const deliveries = async (webhookId: string) =>
-  (await env.DB.prepare('SELECT * FROM webhook_deliveries WHERE webhook_id = ? ORDER BY created_at, id').bind(webhookId).all<Record<string, any>>()).results;
+/** A webhook's delivery rows, oldest first, from its tenant's shard. */
+export const deliveries = async (t: TestTenant, webhookId: string) =>
+  (await (await dbOf(t)).prepare('SELECT * FROM webhook_deliveries WHERE webhook_id = ? ORDER BY created_at, id').bind(webhookId).all<Record<string, any>>()).results;
 
 /** The Standard Webhooks headers of a received delivery, as the library takes them. */
 export const standardHeaders = (r: Received) => ({

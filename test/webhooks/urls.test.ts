@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { publishOutbox } from '../../src/events/delivery';
-import { api, violations } from '../support/api';
+import { api, violations, dbOf, type TestTenant } from '../support/api';
 import { createCustomer, createTenant } from '../support/builders';
 import { consume, deliveries, fake, hook, useFakeReceiver } from './receiver';
 
@@ -34,7 +34,7 @@ const PRIVATE = [
 ];
 
 /** Moves a stored webhook's URL past the API's check, as a row written before the rule would be. */
-const storeUrl = (webhookId: string, url: string) => env.DB.prepare('UPDATE webhooks SET url = ? WHERE id = ?').bind(url, webhookId).run();
+const storeUrl = async (t: TestTenant, webhookId: string, url: string) => (await dbOf(t)).prepare('UPDATE webhooks SET url = ? WHERE id = ?').bind(url, webhookId).run();
 
 describe('webhook URLs', () => {
   it('refuses private, loopback, link-local and metadata hosts of a live tenant, in every numeric spelling', async () => {
@@ -63,12 +63,12 @@ describe('webhook URLs', () => {
   it('fails a delivery to a refused URL without sending it, and disables the webhook', async () => {
     const live = await createTenant({ mode: 'live' });
     const created = await api('/webhooks', { token: live.key, body: { url: 'https://hooks.example.com/billing', events: ['customer.created'] } });
-    await storeUrl(created.body.id, 'https://0x7f000001/latest/meta-data');
+    await storeUrl(live, created.body.id, 'https://0x7f000001/latest/meta-data');
     await createCustomer(live);
     await publishOutbox(env, live.id);
     await consume();
     expect(fake.fetched).toEqual([]);
-    const [d] = await deliveries(created.body.id);
+    const [d] = await deliveries(live, created.body.id);
     expect(d).toMatchObject({ status: 'failed', attempts: 1, last_response_code: null, next_attempt_at: null });
     expect(d!.last_error).toBe('url refused: 127.0.0.1 is a loopback address; only public hosts are allowed.');
     expect((await api(`/webhooks/${created.body.id}`, { token: live.key })).body).toMatchObject({ enabled: false, disabledReason: d!.last_error });
@@ -79,12 +79,12 @@ describe('webhook URLs', () => {
   it('holds a test tenant to the same rule at delivery time, loopback aside', async () => {
     const t = await createTenant();
     const w = await hook(t, { events: ['customer.created'] });
-    await storeUrl(w.id, 'http://169.254.169.254/latest/meta-data');
+    await storeUrl(t, w.id, 'http://169.254.169.254/latest/meta-data');
     await createCustomer(t);
     await publishOutbox(env, t.id);
     await consume();
     expect(fake.fetched).toEqual([]);
-    expect((await deliveries(w.id))[0]).toMatchObject({ status: 'failed', last_error: expect.stringMatching(/^url refused: .*169\.254\.169\.254 is a link-local/) });
+    expect((await deliveries(t, w.id))[0]).toMatchObject({ status: 'failed', last_error: expect.stringMatching(/^url refused: .*169\.254\.169\.254 is a link-local/) });
   });
 
   it('records an unreachable public host as a failed attempt to retry (tests have no network)', async () => {
@@ -94,6 +94,6 @@ describe('webhook URLs', () => {
     await publishOutbox(env, t.id);
     await consume();
     expect(fake.fetched).toEqual(['https://hooks.example.com/billing']);
-    expect((await deliveries(w.id))[0]).toMatchObject({ status: 'pending', attempts: 1, last_response_code: null, last_error: 'network access is disabled in tests (https://hooks.example.com/billing)' });
+    expect((await deliveries(t, w.id))[0]).toMatchObject({ status: 'pending', attempts: 1, last_response_code: null, last_error: 'network access is disabled in tests (https://hooks.example.com/billing)' });
   });
 });

@@ -5,7 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { describe, expect, it, vi } from 'vitest';
 import { publishOutbox } from '../../src/events/delivery';
 import { EVENT_CATALOGUE } from '../../src/events/catalogue';
-import { api, query, violations, type TestTenant } from '../support/api';
+import { api, query, violations, type TestTenant, dbOf, everyShard } from '../support/api';
 import { createCustomer, createTenant, flatMonthlyFee, keyWith } from '../support/builders';
 import { consume, deliveries, fake, hook, standardHeaders, useFakeReceiver } from './receiver';
 
@@ -69,7 +69,7 @@ describe('delivery', () => {
     const customer = await createCustomer(t);
     // The response does not wait for publishing; it happens in the request's waitUntil.
     await vi.waitUntil(() => fake.queued.length > 0, { timeout: 2000 });
-    const published = await env.DB.prepare(`SELECT published_at FROM events WHERE tenant_id = ? AND type = 'customer.created'`).bind(t.id).first<{ published_at: string | null }>();
+    const published = await (await dbOf(t)).prepare(`SELECT published_at FROM events WHERE tenant_id = ? AND type = 'customer.created'`).bind(t.id).first<{ published_at: string | null }>();
     expect(published!.published_at).toEqual(expect.any(String));
     const result = await consume();
     expect(result.explicitAcks).toHaveLength(1);
@@ -84,7 +84,7 @@ describe('delivery', () => {
     expect(verified).toEqual(payload);
     expect(r.headers['webhook-id']).toBe(payload.event.id);
     expect(() => new Webhook(w.secret).verify(r.body.replace(customer.email, 'x@y.z'), standardHeaders(r))).toThrow();
-    expect((await deliveries(w.id))[0]).toMatchObject({ status: 'delivered', attempts: 1, last_response_code: 200 });
+    expect((await deliveries(t, w.id))[0]).toMatchObject({ status: 'delivered', attempts: 1, last_response_code: 200 });
   });
 
   it('sends only subscribed events, only to the tenant that owns them', async () => {
@@ -98,8 +98,8 @@ describe('delivery', () => {
     await publishOutbox(env, b.id);
     await consume();
     expect(fake.received.map((r) => JSON.parse(r.body).event.type)).toEqual(['customer.archived']);
-    expect((await deliveries(wa.id)).map((d) => d.event_type)).toEqual(['customer.archived']);
-    expect(await deliveries(wb.id)).toEqual([]);
+    expect((await deliveries(a, wa.id)).map((d) => d.event_type)).toEqual(['customer.archived']);
+    expect(await deliveries(b, wb.id)).toEqual([]);
   });
 
   it("delivers one subscription's events in the order they happened", async () => {
@@ -127,7 +127,7 @@ describe('delivery', () => {
     await publishOutbox(env, t.id);
     fake.answer = () => 503;
     await consume();
-    let [d] = await deliveries(w.id);
+    let [d] = await deliveries(t, w.id);
     expect(d).toMatchObject({ status: 'pending', attempts: 1, last_response_code: 503 });
     // Re-queued with the first backoff delay (30 s ± 20 %), and the due time stored.
     expect(fake.queued).toHaveLength(1);
@@ -141,10 +141,10 @@ describe('delivery', () => {
     // Each attempt once due: fast-forward by moving the stored due time into the past.
     const { attemptDelivery } = await import('../../src/events/delivery');
     for (let attempt = 2; attempt <= 13; attempt++) {
-      await env.DB.prepare('UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ?').bind(new Date(Date.now() - 1000).toISOString(), d!.id).run();
-      expect(await attemptDelivery(env, d!.id, () => 0.5)).toBe(attempt < 13 ? 'retry' : 'failed');
+      await (await dbOf(t)).prepare('UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ?').bind(new Date(Date.now() - 1000).toISOString(), d!.id).run();
+      expect(await attemptDelivery(env, t.id, d!.id, () => 0.5)).toBe(attempt < 13 ? 'retry' : 'failed');
     }
-    [d] = await deliveries(w.id);
+    [d] = await deliveries(t, w.id);
     expect(d).toMatchObject({ status: 'failed', attempts: 13, last_response_code: 503 });
     expect((await api(`/webhooks/${w.id}`, { token: t.key })).body.failureCount).toBe(1);
     // Waits longer than a queue's 12 h delay are not queued; the sweeper picks them up when due.
@@ -160,7 +160,7 @@ describe('delivery', () => {
       throw new TypeError('connection refused');
     };
     await consume();
-    expect((await deliveries(w.id))[0]).toMatchObject({ status: 'pending', attempts: 1, last_response_code: null, last_error: 'connection refused' });
+    expect((await deliveries(t, w.id))[0]).toMatchObject({ status: 'pending', attempts: 1, last_response_code: null, last_error: 'connection refused' });
   });
 
   it('disables the webhook on 410 Gone', async () => {
@@ -170,12 +170,12 @@ describe('delivery', () => {
     await publishOutbox(env, t.id);
     fake.answer = () => 410;
     await consume();
-    expect((await deliveries(w.id))[0]).toMatchObject({ status: 'failed', last_response_code: 410 });
+    expect((await deliveries(t, w.id))[0]).toMatchObject({ status: 'failed', last_response_code: 410 });
     const after = (await api(`/webhooks/${w.id}`, { token: t.key })).body;
     expect(after).toMatchObject({ enabled: false, disabledReason: 'receiver answered 410 Gone' });
     await api(`/customers/${c.id}`, { method: 'PATCH', token: t.key, body: { firstName: 'Later' } });
     await publishOutbox(env, t.id);
-    expect(await deliveries(w.id)).toHaveLength(1);
+    expect(await deliveries(t, w.id)).toHaveLength(1);
   });
 
   it('after a rotation: both secrets sign the Standard Webhooks header for a day, the Fynn header carries the new one only', async () => {
@@ -212,13 +212,13 @@ describe('delivery', () => {
     const ctx = createExecutionContext();
     await worker.queue(dlq, env, ctx);
     expect((await getQueueResult(dlq, ctx)).explicitAcks).toEqual(['d1']);
-    expect((await deliveries(w.id))[0]!.dead_lettered_at).toEqual(expect.any(String));
+    expect((await deliveries(t, w.id))[0]!.dead_lettered_at).toEqual(expect.any(String));
     fake.answer = () => 204;
     const again = await api(`/webhook-deliveries/${deliveryId}/redeliver`, { token: t.key, method: 'POST' });
     expect(again.status).toBe(202);
     expect(again.body).toMatchObject({ status: 'pending', attempts: 0 });
     await consume();
-    expect((await deliveries(w.id))[0]).toMatchObject({ status: 'delivered', last_response_code: 204 });
+    expect((await deliveries(t, w.id))[0]).toMatchObject({ status: 'delivered', last_response_code: 204 });
     const other = await createTenant();
     expect((await api(`/webhook-deliveries/${deliveryId}/redeliver`, { token: other.key, method: 'POST' })).status).toBe(404);
     expect((await api(`/webhooks/${w.id}/deliveries`, { token: other.key })).status).toBe(404);
@@ -227,11 +227,11 @@ describe('delivery', () => {
   it('writes no event for a refused or failed change', async () => {
     const t = await createTenant();
     const c = await createCustomer(t);
-    const before = await env.DB.prepare('SELECT count(*) AS n FROM events WHERE tenant_id = ?').bind(t.id).first<{ n: number }>();
+    const before = await (await dbOf(t)).prepare('SELECT count(*) AS n FROM events WHERE tenant_id = ?').bind(t.id).first<{ n: number }>();
     expect((await api('/customers', { token: t.key, body: { email: c.email, countryCode: 'DE' } })).status).toBe(422);
     expect((await api(`/customers/${c.id}/unarchive`, { method: 'PUT', token: t.key })).status).toBe(409);
     expect((await api(`/customers/${c.id}`, { method: 'PATCH', token: t.key, body: { countryCode: 'XX' } })).status).toBe(422);
-    const after = await env.DB.prepare('SELECT count(*) AS n FROM events WHERE tenant_id = ?').bind(t.id).first<{ n: number }>();
+    const after = await (await dbOf(t)).prepare('SELECT count(*) AS n FROM events WHERE tenant_id = ?').bind(t.id).first<{ n: number }>();
     expect(after).toEqual(before);
   });
 });
@@ -248,28 +248,36 @@ describe('cron', () => {
     await worker.scheduled(createScheduledController({ cron: '*/15 * * * *', scheduledTime: new Date() }), env, ctx);
     await waitOnExecutionContext(ctx);
     // The dispatcher only scheduled a run for every tenant with live subscriptions; their alarms bill.
-    const scheduled = await query<{ id: string; status: string }>(`SELECT id, status FROM billing_runs WHERE tenant_id = ? AND "trigger" = 'cron'`, t.id);
+    const scheduled = await query<{ id: string; status: string }>(t, `SELECT id, status FROM billing_runs WHERE tenant_id = ? AND "trigger" = 'cron'`, t.id);
     expect(scheduled).toEqual([{ id: expect.any(String), status: 'running' }]);
-    expect(await query('SELECT id FROM invoices WHERE tenant_id = ?', t.id)).toEqual([]);
-    for (const { tenant_id } of await query<{ tenant_id: string }>(`SELECT DISTINCT tenant_id FROM billing_runs WHERE status = 'running'`)) {
-      await runDurableObjectAlarm(env.TENANT.getByName(tenant_id));
+    expect(await query(t, 'SELECT id FROM invoices WHERE tenant_id = ?', t.id)).toEqual([]);
+    for (const db of everyShard()) {
+      for (const { tenant_id } of (await db.prepare(`SELECT DISTINCT tenant_id FROM billing_runs WHERE status = 'running'`).all<{ tenant_id: string }>()).results) {
+        await runDurableObjectAlarm(env.TENANT.getByName(tenant_id));
+      }
     }
-    const invoices = await query<{ status: string; number: string }>('SELECT status, number FROM invoices WHERE tenant_id = ?', t.id);
+    const invoices = await query<{ status: string; number: string }>(t, 'SELECT status, number FROM invoices WHERE tenant_id = ?', t.id);
     expect(invoices).toEqual([{ status: 'STATUS_UNPAID', number: 'RE-0000000001' }]);
-    expect(await query('SELECT status FROM billing_runs WHERE id = ?', scheduled[0]!.id)).toEqual([{ status: 'completed' }]);
+    expect(await query(t, 'SELECT status FROM billing_runs WHERE id = ?', scheduled[0]!.id)).toEqual([{ status: 'completed' }]);
     // The alarm published the run's events for the webhook as it finished.
     await consume();
     // The sweeper serves every tenant; this tenant's webhook got its invoice event.
     expect(fake.received.map((r) => JSON.parse(r.body)).filter((p) => p.tenantId === t.id).map((p) => p.event.type)).toEqual(['invoice.finalized']);
   });
 
-  it('nightly: imports exchange rates and purges expired idempotency keys', async () => {
+  it('nightly: imports exchange rates into every shard and purges expired idempotency keys on every shard', async () => {
     const { createScheduledController, waitOnExecutionContext } = await import('cloudflare:test');
-    await env.DB.prepare(`INSERT INTO idempotency_keys (tenant_id, key, request_hash, state, created_at, expires_at) VALUES ('t-old', 'k', 'h', 'done', '2020-01-01T00:00:00.000Z', '2020-01-02T00:00:00.000Z')`).run();
+    const shards = everyShard();
+    expect(shards).toHaveLength(2);
+    for (const db of shards) {
+      await db.prepare(`INSERT INTO idempotency_keys (tenant_id, key, request_hash, state, created_at, expires_at) VALUES ('t-old', 'k', 'h', 'done', '2020-01-01T00:00:00.000Z', '2020-01-02T00:00:00.000Z')`).run();
+    }
     const ctx = createExecutionContext();
     await worker.scheduled(createScheduledController({ cron: '0 3 * * *', scheduledTime: new Date() }), env, ctx);
     await waitOnExecutionContext(ctx);
-    expect(await query(`SELECT key FROM idempotency_keys WHERE tenant_id = 't-old'`)).toEqual([]);
-    expect(await query(`SELECT rate FROM exchange_rates WHERE date = '2014-06-13' AND currency = 'USD'`)).toEqual([{ rate: '1.3534' }]);
+    for (const db of shards) {
+      expect((await db.prepare(`SELECT key FROM idempotency_keys WHERE tenant_id = 't-old'`).all()).results).toEqual([]);
+      expect((await db.prepare(`SELECT rate FROM exchange_rates WHERE date = '2014-06-13' AND currency = 'USD'`).all()).results).toEqual([{ rate: '1.3534' }]);
+    }
   });
 });

@@ -12,3 +12,4 @@ export * from './documents';
 export * from './payments';
 export * from './dunning';
 export * from './checkout';
+export * from './directory';

@@ -12,6 +12,11 @@ const TenantCreateSchema = z
     defaultCurrency: currencyCode.default('EUR'),
     timeZone: timeZone.default('Europe/Berlin'),
     mode: z.enum(['live', 'test']).default('test'),
+    shard: z
+      .string()
+      .max(64)
+      .optional()
+      .openapi({ description: 'Pins the tenant to this shard (a D1 binding named in D1_SHARDS) instead of the placement policy: for tests, benchmarks and moves.' }),
   })
   .openapi('TenantCreate');
 
@@ -26,11 +31,12 @@ tenantRoutes.openapi(
     access: 'admin',
     tags,
     summary: 'Create a tenant and its first API key',
-    description: 'Needs `Authorization: Bearer <ADMIN_TOKEN>`. The key is shown only in this response.',
+    description:
+      'Needs `Authorization: Bearer <ADMIN_TOKEN>`. The key is shown only in this response. The tenant is placed on the shard with the fewest tenants unless `shard` pins one.',
     request: { body: jsonBody(TenantCreateSchema) },
     responses: { 201: jsonResponse(TenantCreatedSchema, 'The tenant and its API key') },
   }),
-  async (c) => c.json(await createTenant(c.var.db, c.req.valid('json')), 201),
+  async (c) => c.json(await createTenant(c.env, c.req.valid('json')), 201),
 );
 
 tenantRoutes.openapi(
@@ -43,5 +49,5 @@ tenantRoutes.openapi(
     request: { query: z.object(paginationQuery) },
     responses: { 200: jsonResponse(collectionSchema(TenantSchema, 'TenantCollection'), 'Tenants') },
   }),
-  async (c) => c.json(await listTenants(c.var.db, c.req.valid('query')), 200),
+  async (c) => c.json(await listTenants(c.env, c.req.valid('query')), 200),
 );

@@ -18,5 +18,5 @@ authRoutes.openapi(
     request: { body: jsonBody(RefreshSchema) },
     responses: { 200: jsonResponse(CustomerTokensSchema, 'New tokens') },
   }),
-  async (c) => c.json(await refreshCustomerSession(c.var.db, c.env, c.req.valid('json').refreshToken), 200),
+  async (c) => c.json(await refreshCustomerSession(c.env, c.req.valid('json').refreshToken), 200),
 );

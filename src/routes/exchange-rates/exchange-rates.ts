@@ -40,7 +40,7 @@ exchangeRateRoutes.openapi(
   }),
   async (c) => {
     try {
-      return c.json({ imported: await importRates(c.var.db, new StaticRateSource(c.req.valid('json').xml), systemNow()) }, 200);
+      return c.json({ imported: await importRates(c.env, new StaticRateSource(c.req.valid('json').xml), systemNow()) }, 200);
     } catch (err) {
       if (err instanceof RangeError) {
         throw ApiError.violation('xml', err.message, 'invalid_feed');

@@ -32,7 +32,6 @@ gatewayWebhookRoutes.openapi(
     await receiveGatewayWebhook(
       {
         env: c.env,
-        db: c.var.db,
         waitUntil: (p) => {
           try {
             c.executionCtx.waitUntil(p);

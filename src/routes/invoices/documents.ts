@@ -72,13 +72,13 @@ invoiceDocumentRoutes.openapi(
       params: z.object({ fileId: z.string().min(1).max(64).openapi({ param: { name: 'fileId', in: 'path' } }) }),
       // Any malformed link is refused as a bad signature (403), not as a validation error, so no
       // bounds here: the check takes an expiry of up to 12 digits and compares the signature whole.
-      query: z.object({ expires: z.string().optional(), signature: z.string().optional() }),
+      query: z.object({ tenant: z.string().optional(), expires: z.string().optional(), signature: z.string().optional() }),
     },
     responses: { 200: { description: 'The file (application/pdf or application/xml), as an attachment' } },
   }),
   async (c) => {
-    const { expires, signature } = c.req.valid('query');
-    const file = await openSignedFile(c.env, c.req.valid('param').fileId, expires ?? '', signature ?? '');
+    const { tenant, expires, signature } = c.req.valid('query');
+    const file = await openSignedFile(c.env, tenant ?? '', c.req.valid('param').fileId, expires ?? '', signature ?? '');
     return new Response(file.object.body, {
       headers: {
         'Content-Type': file.media.mimeType,
@@ -94,13 +94,16 @@ invoiceDocumentRoutes.openapi(
 invoiceDocumentRoutes.openapi(
   defineRoute({
     method: 'get',
-    path: '/public/usage-breakdowns/{token}',
+    path: '/public/usage-breakdowns/{tenant}/{token}',
     access: 'public',
     tags,
     summary: "The usage behind a document's metered positions (its usageBreakdownUrl)",
     description: 'JSON, or CSV with `format=csv`. The token is the credential: it is unguessable and only on the document.',
     request: {
-      params: z.object({ token: z.string().min(20).max(100).openapi({ param: { name: 'token', in: 'path' } }) }),
+      params: z.object({
+        tenant: z.string().max(64).openapi({ param: { name: 'tenant', in: 'path' } }),
+        token: z.string().min(20).max(100).openapi({ param: { name: 'token', in: 'path' } }),
+      }),
       query: z.object({ format: z.enum(['json', 'csv']).optional() }),
     },
     responses: {
@@ -111,7 +114,8 @@ invoiceDocumentRoutes.openapi(
     },
   }),
   async (c) => {
-    const breakdown = await usageBreakdown(c.env, c.req.valid('param').token);
+    const { tenant, token } = c.req.valid('param');
+    const breakdown = await usageBreakdown(c.env, tenant, token);
     c.header('Cache-Control', 'private, no-store');
     if (c.req.valid('query').format !== 'csv') return c.json(breakdown, 200);
     return c.body(usageBreakdownCsv(breakdown), 200, { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': contentDisposition('attachment', `usage-${breakdown.document.number ?? 'document'}.csv`) });

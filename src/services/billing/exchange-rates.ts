@@ -4,16 +4,25 @@ import { parseEurofxref, type EcbRate } from '../../billing/ecb';
 import type { Db } from '../../db/client';
 import { insertRows } from '../../db/insert';
 import { exchangeRates } from '../../db/schema';
+import { openShard, shardNames } from '../../db/shards';
+import type { Env } from '../../env';
 import type { RateSource } from '../ports/rate-source';
 
-/** Stores a feed's rates; a day already imported is overwritten with the same values (idempotent). */
-export async function importRates(db: Db, source: RateSource, now: Date): Promise<number> {
+/**
+ * Stores a feed's rates in every shard: billing reads them next to the tenant's data, in one
+ * database (docs/decisions.md, Tenancy and shards). A day already imported is overwritten with the
+ * same values (idempotent), so an import that stopped between shards is completed by the next one.
+ */
+export async function importRates(env: Env, source: RateSource, now: Date): Promise<number> {
   const rates = parseEurofxref(await source.fetchFeed());
   const rows = rates.map((r: EcbRate) => ({ ...r, source: source.name, importedAt: now.toISOString() }));
-  const statements = insertRows(db, exchangeRates, rows, {
-    finish: (q) => q.onConflictDoUpdate({ target: [exchangeRates.date, exchangeRates.currency], set: { rate: sql`excluded.rate`, importedAt: sql`excluded.imported_at` } }),
-  });
-  await runBatch(db, statements);
+  for (const shard of shardNames(env)) {
+    const db = openShard(env, shard);
+    const statements = insertRows(db, exchangeRates, rows, {
+      finish: (q) => q.onConflictDoUpdate({ target: [exchangeRates.date, exchangeRates.currency], set: { rate: sql`excluded.rate`, importedAt: sql`excluded.imported_at` } }),
+    });
+    await runBatch(db, statements);
+  }
   return rows.length;
 }
 

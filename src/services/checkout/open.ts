@@ -3,14 +3,14 @@
 import { loadGatewayCredentials } from '../payments/gateway-credentials';
 import { and, eq, inArray } from 'drizzle-orm';
 import { jwtVerify } from 'jose';
-import { createDb, tenantRowsById, type Tenant } from '../../db/client';
-import { customerAddresses, customers, measurements, plans, pricePlans, products, tenants, units } from '../../db/schema';
+import { tenantRowsById } from '../../db/client';
+import { customerAddresses, customers, measurements, plans, pricePlans, products, units } from '../../db/schema';
 import type { Env } from '../../env';
 import { ApiError } from '../../http/errors';
 import { randomToken } from '../../lib/ids';
 import type { CartAddress, PublicCart } from '../../schemas/checkout';
 import { loadTaxGroups } from '../billing/inputs';
-import { createServiceContext, type ServiceContext } from '../context';
+import { openTenantContext, type ServiceContext } from '../context';
 import { chooseBillingAddress } from '../invoices/drafts';
 import { JWT_AUDIENCE, JWT_ISSUER, jwtKey } from '../platform/customer-sessions';
 import { cleanPrefill } from './buyer';
@@ -19,9 +19,9 @@ import { CART_TTL_MS, storeNewCart, type CartItemState, type CartState } from '.
 
 /** The tenant a link's public URL names (its id is the tenant slug), as a service context; 404 when unknown. */
 export async function tenantBySlug(env: Env, tenantSlug: string): Promise<ServiceContext> {
-  const tenant = tenantSlug.length <= 64 ? ((await createDb(env.DB).select().from(tenants).where(eq(tenants.id, tenantSlug)).get()) as Tenant | undefined) : undefined;
-  if (!tenant) throw ApiError.notFound('Checkout link');
-  return createServiceContext({ env, tenant });
+  const ctx = await openTenantContext(env, tenantSlug);
+  if (!ctx) throw ApiError.notFound('Checkout link');
+  return ctx;
 }
 
 /** The active customer a customer session's token names, within this tenant; 401 otherwise. */

@@ -6,13 +6,13 @@ import { eq } from 'drizzle-orm';
 import type { TaxGroupInput } from '../../billing/compose';
 import type { CouponInput } from '../../billing/discounts';
 import { toMinorUnitsSafe } from '../../billing/money';
-import { createDb, type Tenant } from '../../db/client';
+import { findOnAnyShard } from '../../db/directory';
 import { commitGuarded, nextUpdatedAt, type ChangeEvent } from '../../db/commit';
-import { carts, tenants, type CheckoutLinkAfterCheckout, type CheckoutLinkOptions, type pricePlans } from '../../db/schema';
+import { carts, type CheckoutLinkAfterCheckout, type CheckoutLinkOptions, type pricePlans } from '../../db/schema';
 import type { Env } from '../../env';
 import { ApiError } from '../../http/errors';
 import type { CartAddress, PublicCart } from '../../schemas/checkout';
-import { createServiceContext, type ServiceContext } from '../context';
+import { openTenantContext, type ServiceContext } from '../context';
 import { priceCart } from './pricing';
 
 /** A cart lives 24 hours after its last change (wall clock, like other infrastructure time); then it is 404. */
@@ -170,7 +170,8 @@ export async function loadCart(env: Env, cartId: string): Promise<CartState> {
   if (stored) return JSON.parse(stored.state) as CartState;
   // The object answers for every cart it ever stored until the cart expires; an empty object is an
   // unknown id, an expired cart, or (rarely) an object whose write did not happen after D1's.
-  const row = await createDb(env.DB).select().from(carts).where(eq(carts.id, cartId)).get();
+  // Its id names no tenant, so every shard is asked (docs/decisions.md, Tenancy and shards).
+  const row = await findOnAnyShard(env, (db) => db.select().from(carts).where(eq(carts.id, cartId)).get());
   if (!row || Date.parse(row.expiresAt) <= nowMs) throw ApiError.notFound('Cart');
   const restored = await stub(env, cartId).restore(stored_(row.state as CartState));
   return JSON.parse(restored.state) as CartState;
@@ -178,9 +179,9 @@ export async function loadCart(env: Env, cartId: string): Promise<CartState> {
 
 /** A cart's tenant and its service context at the tenant's now. */
 export async function cartContext(env: Env, tenantId: string): Promise<ServiceContext> {
-  const tenant = (await createDb(env.DB).select().from(tenants).where(eq(tenants.id, tenantId)).get()) as Tenant | undefined;
-  if (!tenant) throw ApiError.notFound('Cart');
-  return createServiceContext({ env, tenant });
+  const ctx = await openTenantContext(env, tenantId);
+  if (!ctx) throw ApiError.notFound('Cart');
+  return ctx;
 }
 
 /** A new cart: its D1 record, then its object. */

@@ -1,9 +1,9 @@
-import { and, asc, eq, isNotNull, isNull, lt } from 'drizzle-orm';
-import { createDb } from '../../db/client';
-import { invoices, tenants } from '../../db/schema';
+import { and, asc, isNotNull, isNull, lt } from 'drizzle-orm';
+import { settled, TenantMovingError, type ShardSweep } from '../../db/directory';
+import { invoices } from '../../db/schema';
 import type { DocumentJob, Env, InvoiceRenderJob } from '../../env';
 import { deliveryJob } from '../dunning/delivery';
-import { createServiceContext } from '../context';
+import { openTenantContext } from '../context';
 import { ApiError } from '../../http/errors';
 import { ensureRendered, recordRenderFailure, RENDER_FAILED } from './render';
 
@@ -37,10 +37,8 @@ export async function requestRendering(env: Env, jobs: readonly DocumentJob[], o
 
 /** Renders one document for its tenant; a failure is recorded on the document, not thrown. */
 export async function renderJob(env: Env, job: InvoiceRenderJob): Promise<'rendered' | 'failed' | 'gone'> {
-  const db = createDb(env.DB);
-  const tenant = await db.select().from(tenants).where(eq(tenants.id, job.tenantId)).get();
-  if (!tenant) return 'gone';
-  const ctx = createServiceContext({ env, db, tenant });
+  const ctx = await openTenantContext(env, job.tenantId);
+  if (!ctx) return 'gone';
   try {
     await ensureRendered(ctx, job.invoiceId);
     return 'rendered';
@@ -48,32 +46,42 @@ export async function renderJob(env: Env, job: InvoiceRenderJob): Promise<'rende
     // A failed render is recorded on the document by ensureRendered; anything else (the document
     // could not even be read) is counted here, so the sweeper gives up on it too.
     if (err instanceof ApiError && err.type === RENDER_FAILED) return 'failed';
-    await recordRenderFailure(db, job.tenantId, job.invoiceId, err);
+    await recordRenderFailure(ctx.db, job.tenantId, job.invoiceId, err);
     return 'failed';
   }
 }
 
-/** The documents queue's consumer: every message is acknowledged; failures wait for the sweeper. */
+/**
+ * The documents queue's consumer: every message is acknowledged, failures wait for the sweeper;
+ * only a tenant being moved between shards has its messages wait for the move.
+ */
 export async function consumeDocumentJobs(batch: MessageBatch<DocumentJob>, env: Env): Promise<void> {
   for (const message of batch.messages) {
     const job = message.body;
-    if (typeof job?.tenantId === 'string' && 'invoiceId' in job && typeof job.invoiceId === 'string') await renderJob(env, job);
-    else if (typeof job?.tenantId === 'string' && 'dunningDocumentId' in job && typeof job.dunningDocumentId === 'string') await deliveryJob(env, job);
+    try {
+      if (typeof job?.tenantId === 'string' && 'invoiceId' in job && typeof job.invoiceId === 'string') await renderJob(env, job);
+      else if (typeof job?.tenantId === 'string' && 'dunningDocumentId' in job && typeof job.dunningDocumentId === 'string') await deliveryJob(env, job);
+    } catch (err) {
+      if (err instanceof TenantMovingError) {
+        message.retry({ delaySeconds: 60 });
+        continue;
+      }
+      throw err;
+    }
     message.ack();
   }
 }
 
 /**
- * Sends jobs again for finalized documents that still have no file. One whose job is merely still
- * queued is rendered twice at worst, which stores nothing twice.
+ * Sends jobs again for finalized documents of a shard that still have no file. One whose job is
+ * merely still queued is rendered twice at worst, which stores nothing twice.
  */
-export async function sweepUnrendered(env: Env, limit = 200): Promise<number> {
+export async function sweepUnrendered(env: Env, sweep: ShardSweep, limit = 200): Promise<number> {
   if (!rendersInBackground(env)) return 0;
-  const db = createDb(env.DB);
-  const due = await db
+  const due = await sweep.db
     .select({ tenantId: invoices.tenantId, invoiceId: invoices.id })
     .from(invoices)
-    .where(and(isNull(invoices.fileId), isNotNull(invoices.finalizationDate), lt(invoices.renderAttempts, MAX_RENDER_ATTEMPTS)))
+    .where(and(isNull(invoices.fileId), isNotNull(invoices.finalizationDate), lt(invoices.renderAttempts, MAX_RENDER_ATTEMPTS), settled(sweep, invoices.tenantId)))
     .orderBy(asc(invoices.finalizationDate))
     .limit(limit);
   await requestRendering(env, due);

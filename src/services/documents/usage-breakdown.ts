@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { and, asc, eq, gte, lt } from 'drizzle-orm';
-import { createDb } from '../../db/client';
+import { tenantDb } from '../../db/directory';
 import { invoicePositions, invoices, measurements, usageEvents } from '../../db/schema';
 import type { Env } from '../../env';
 import { ApiError } from '../../http/errors';
@@ -28,10 +28,10 @@ export const UsageBreakdownSchema = z
   .openapi('UsageBreakdown');
 export type UsageBreakdown = z.infer<typeof UsageBreakdownSchema>;
 
-export async function usageBreakdown(env: Env, token: string): Promise<UsageBreakdown> {
-  const db = createDb(env.DB);
-  const doc = await db.select().from(invoices).where(eq(invoices.usageToken, token)).get();
-  if (!doc) throw ApiError.notFound('Usage breakdown');
+export async function usageBreakdown(env: Env, tenantId: string, token: string): Promise<UsageBreakdown> {
+  const db = await tenantDb(env, tenantId);
+  const doc = db ? await db.select().from(invoices).where(and(eq(invoices.tenantId, tenantId), eq(invoices.usageToken, token))).get() : undefined;
+  if (!db || !doc) throw ApiError.notFound('Usage breakdown');
   const positions = await db
     .select()
     .from(invoicePositions)

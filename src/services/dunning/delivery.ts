@@ -1,8 +1,9 @@
 import { and, asc, eq, isNull, lt, sql } from 'drizzle-orm';
-import { createDb, inJson } from '../../db/client';
+import { inJson } from '../../db/client';
+import { settled, type ShardSweep } from '../../db/directory';
 import type { Env } from '../../env';
 import { systemNow } from '../../lib/clock';
-import { createServiceContext } from '../context';
+import { openTenantContext } from '../context';
 import { requestRendering } from '../documents/jobs';
 import { currencyScale, formatDecimal, fromMinorUnits } from '../../billing/money';
 import { localDay } from '../../billing/periods';
@@ -167,9 +168,8 @@ export async function deliverDunningDocument(ctx: ServiceContext, documentId: st
 
 /** The documents queue's dunning job: one document rendered and mailed for its tenant. */
 export async function deliveryJob(env: Env, job: { tenantId: string; dunningDocumentId: string }): Promise<boolean> {
-  const db = createDb(env.DB);
-  const tenant = await db.select().from(tenants).where(eq(tenants.id, job.tenantId)).get();
-  return tenant ? deliverDunningDocument(createServiceContext({ env, db, tenant }), job.dunningDocumentId) : false;
+  const ctx = await openTenantContext(env, job.tenantId);
+  return ctx ? deliverDunningDocument(ctx, job.dunningDocumentId) : false;
 }
 
 /**
@@ -184,14 +184,14 @@ export async function deliverIssued(ctx: ServiceContext, documentIds: readonly s
   );
 }
 
-/** The cron's sweep: open documents of every tenant still unsent a while after they were made, queued again. */
-export async function sweepUndeliveredDunning(env: Env, limit = 200): Promise<number> {
-  const db = createDb(env.DB);
-  const due = await db
+/** The cron's sweep: open documents on a shard still unsent a while after they were made, queued again. */
+export async function sweepUndeliveredDunning(env: Env, sweep: ShardSweep, limit = 200): Promise<number> {
+  const due = await sweep.db
     .select({ tenantId: dunningDocuments.tenantId, dunningDocumentId: dunningDocuments.id })
     .from(dunningDocuments)
     .where(
       and(
+        settled(sweep, dunningDocuments.tenantId),
         isNull(dunningDocuments.sentAt),
         eq(dunningDocuments.status, 'open'),
         lt(dunningDocuments.deliveryAttempts, MAX_DELIVERY_ATTEMPTS),

@@ -50,8 +50,11 @@ function mediaOf(agg: InvoiceAggregate, id: string | null) {
   return m ? renderMedia(m) : null;
 }
 
-/** The public usage breakdown of a document (relative to the API, as problem types are). */
-export const usageBreakdownPath = (token: string) => `/public/usage-breakdowns/${token}`;
+/**
+ * The public usage breakdown of a document (relative to the API, as problem types are). It names the
+ * tenant, whose shard holds the document (docs/decisions.md, Tenancy and shards); the token is the credential.
+ */
+export const usageBreakdownPath = (tenantId: string, token: string) => `/public/usage-breakdowns/${encodeURIComponent(tenantId)}/${token}`;
 
 const money = (minor: number, currency: string) => formatMoney(fromMinorUnits(minor, currency), currency);
 
@@ -155,7 +158,7 @@ export function renderInvoice(agg: InvoiceAggregate): InvoiceResource {
     xmlFile: mediaOf(agg, r.xmlFileId),
     eInvoiceType: r.eInvoiceType,
     leitwegId: r.leitwegId,
-    usageBreakdownUrl: r.usageToken ? usageBreakdownPath(r.usageToken) : null,
+    usageBreakdownUrl: r.usageToken ? usageBreakdownPath(r.tenantId, r.usageToken) : null,
     cancellationDocument: null,
     updatedAt: r.updatedAt,
   };

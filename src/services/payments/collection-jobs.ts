@@ -1,9 +1,9 @@
 import { and, asc, eq, inArray, isNotNull, lt, lte, sql } from 'drizzle-orm';
-import { createDb } from '../../db/client';
-import { invoices, tenants, transactions } from '../../db/schema';
+import { sweepTenants, TenantMovingError, type ShardSweep } from '../../db/directory';
+import { invoices, transactions } from '../../db/schema';
 import type { Env, PaymentJob } from '../../env';
 import { logError } from '../../lib/log';
-import { createServiceContext, type ServiceContext } from '../context';
+import { createServiceContext, openTenantContext, type ServiceContext } from '../context';
 import { CHARGED_GATEWAYS } from '../ports/gateways';
 import { GatewayUnavailableError } from '../ports/gateways/port';
 import { applyChargeOutcome, collectInvoice } from './collection';
@@ -34,10 +34,9 @@ export async function requestCollection(env: Env, jobs: readonly PaymentJob[], o
 }
 
 export async function collectJob(env: Env, job: PaymentJob) {
-  const db = createDb(env.DB);
-  const tenant = await db.select().from(tenants).where(eq(tenants.id, job.tenantId)).get();
-  if (!tenant) return { outcome: 'skipped' as const, reason: 'tenant_gone' };
-  return collectInvoice(createServiceContext({ env, db, tenant }), job.invoiceId);
+  const ctx = await openTenantContext(env, job.tenantId);
+  if (!ctx) return { outcome: 'skipped' as const, reason: 'tenant_gone' };
+  return collectInvoice(ctx, job.invoiceId);
 }
 
 /**
@@ -56,7 +55,8 @@ export async function consumePaymentJobs(batch: MessageBatch<PaymentJob>, env: E
       message.ack();
     } catch (err) {
       logError({ job: 'collect', tenantId: job.tenantId, invoiceId: job.invoiceId }, err);
-      if (err instanceof GatewayUnavailableError) message.retry({ delaySeconds: 60 });
+      // A tenant being moved between shards waits for the move like an unreachable gateway.
+      if (err instanceof GatewayUnavailableError || err instanceof TenantMovingError) message.retry({ delaySeconds: 60 });
       else message.ack();
     }
   }
@@ -142,12 +142,11 @@ async function attempt(ctx: ServiceContext, step: () => Promise<unknown>) {
   }
 }
 
-/** The cron's part: every tenant's collections at its own time. */
-export async function sweepAllCollections(env: Env): Promise<number> {
-  const db = createDb(env.DB);
+/** The cron's part: every tenant's collections on a shard, each at its own time. */
+export async function sweepAllCollections(env: Env, sweep: ShardSweep): Promise<number> {
   let moved = 0;
-  for (const tenant of await db.select().from(tenants)) {
-    const r = await sweepCollections(createServiceContext({ env, db, tenant }));
+  for (const tenant of await sweepTenants(sweep)) {
+    const r = await sweepCollections(createServiceContext({ env, db: sweep.db, tenant }));
     moved += r.retried + r.resumed + r.checked;
   }
   return moved;

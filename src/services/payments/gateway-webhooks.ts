@@ -1,10 +1,7 @@
-import { eq } from 'drizzle-orm';
-import type { Db } from '../../db/client';
-import { tenants } from '../../db/schema';
 import type { Env } from '../../env';
 import { ApiError } from '../../http/errors';
 import { systemNow } from '../../lib/clock';
-import { createServiceContext } from '../context';
+import { openTenantContext } from '../context';
 import { GatewaySignatureError } from '../ports/gateways/port';
 import { applyGatewayEvent } from './collection';
 
@@ -20,16 +17,16 @@ import { applyGatewayEvent } from './collection';
 const REFUSED = 'The webhook could not be verified.';
 
 export async function receiveGatewayWebhook(
-  init: { env: Env; db: Db; waitUntil?(p: Promise<unknown>): void },
+  init: { env: Env; waitUntil?(p: Promise<unknown>): void },
   gatewayName: string,
   tenantId: string,
   rawBody: string,
   headers: Headers,
 ): Promise<{ received: true; applied: boolean }> {
   const refused = () => new ApiError(400, 'webhook-not-verified', REFUSED);
-  const tenant = tenantId.length <= 64 ? await init.db.select().from(tenants).where(eq(tenants.id, tenantId)).get() : undefined;
-  if (!tenant) throw refused();
-  const ctx = createServiceContext({ env: init.env, db: init.db, tenant, ...(init.waitUntil ? { waitUntil: init.waitUntil } : {}) });
+  // The path's tenant says which shard holds its credentials (docs/decisions.md, Tenancy and shards).
+  const ctx = await openTenantContext(init.env, tenantId, init.waitUntil ? { waitUntil: init.waitUntil } : {});
+  if (!ctx) throw refused();
   const gateway = await ctx.gateways.get(gatewayName);
   if (!gateway?.verifyWebhook) throw refused();
   let event;

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { electronicFormatIBAN, isSEPACountry, isValidIBAN } from 'ibantools';
 import { checkDecimal, documentAmountLimit, withinDocumentLimit } from '../../billing/money';
-import { createDb } from '../../db/client';
+import type { ShardSweep } from '../../db/directory';
 import { fetchPage } from '../../db/paging';
 import { openBankingAccounts, tenants } from '../../db/schema';
 import type { Env } from '../../env';
@@ -127,15 +127,15 @@ export async function syncOpenBankingAccount(ctx: ServiceContext, id: string) {
   return { account: renderOpenBankingAccount(next), pulled: items.length, imported };
 }
 
-/** The nightly pull: every linked account of every tenant, at the tenant's now. */
-export async function syncAllOpenBankingAccounts(env: Env): Promise<{ accounts: number; imported: number }> {
-  const db = createDb(env.DB);
+/** The nightly pull: every linked account of every tenant on a shard, at the tenant's now. */
+export async function syncAllOpenBankingAccounts(env: Env, sweep: ShardSweep): Promise<{ accounts: number; imported: number }> {
+  const db = sweep.db;
   const result = { accounts: 0, imported: 0 };
   const [linked, owners] = await db.batch([
     db.select({ id: openBankingAccounts.id, tenantId: openBankingAccounts.tenantId }).from(openBankingAccounts).where(eq(openBankingAccounts.status, 'linked')),
     db.select().from(tenants).where(sql`${tenants.id} IN (SELECT tenant_id FROM open_banking_accounts WHERE status = 'linked')`),
   ]);
-  const tenantById = new Map(owners.map((t) => [t.id, t]));
+  const tenantById = new Map(owners.filter((t) => sweep.tenants.has(t.id)).map((t) => [t.id, t]));
   for (const account of linked) {
     const tenant = tenantById.get(account.tenantId);
     if (!tenant) continue;

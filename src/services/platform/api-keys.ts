@@ -1,6 +1,7 @@
 import { and, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Tenant } from '../../db/client';
-import { apiKeys } from '../../db/schema';
+import { directoryDb } from '../../db/directory';
+import { apiKeyDirectory, apiKeys } from '../../db/schema';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { fetchPage } from '../../db/paging';
@@ -57,6 +58,9 @@ export async function createApiKey(
   if (input.expiresAt && new Date(input.expiresAt) <= systemNow()) v.add('expiresAt', 'Must lie in the future.', 'in_past');
   v.throwIfAny();
   const { key, row } = await buildApiKey(ctx.tenant, { ...input, permissions: [...new Set(input.permissions)] });
+  // The directory entry first: without the key row it authenticates nothing (401), whereas a key
+  // row without its entry would be listed but never work (docs/decisions.md, Tenancy and shards).
+  await directoryDb(ctx.env).insert(apiKeyDirectory).values({ keyHash: row.keyHash, tenantId: row.tenantId, createdAt: row.createdAt });
   await ctx.db.insert(apiKeys).values(row);
   return { ...renderApiKey(row), key };
 }

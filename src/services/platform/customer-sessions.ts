@@ -1,6 +1,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { SignJWT } from 'jose';
-import { isGuardFailure, requireCondition, requirePreviousChange, type Db } from '../../db/client';
+import { isGuardFailure, requireCondition, requirePreviousChange } from '../../db/client';
+import { tenantDb } from '../../db/directory';
 import { customers, customerSessions } from '../../db/schema';
 import type { Env } from '../../env';
 import { ApiError } from '../../http/errors';
@@ -37,7 +38,9 @@ async function issueTokens(env: Env, tenantId: string, customerId: string, famil
     .setExpirationTime(Math.floor(now.getTime() / 1000) + accessTtl)
     .setJti(newId())
     .sign(jwtKey(env));
-  const refreshToken = `rt_${randomToken(32)}`;
+  // The token names its tenant: refreshing it comes without credentials, and the tenant says which
+  // shard holds the session (docs/decisions.md, Tenancy and shards). The random part is the secret.
+  const refreshToken = `rt_${tenantId}.${randomToken(32)}`;
   const session = {
     id: newId(),
     tenantId,
@@ -95,9 +98,12 @@ export async function authenticateCustomer(ctx: ServiceContext, customerId: stri
  * Exchanges a refresh token for a new pair. Tokens rotate: each is good once, and presenting a
  * spent one revokes the whole family, since it means the token was copied.
  */
-export async function refreshCustomerSession(db: Db, env: Env, refreshToken: string): Promise<CustomerTokens> {
+export async function refreshCustomerSession(env: Env, refreshToken: string): Promise<CustomerTokens> {
+  const tenantId = /^rt_([^.]{1,64})\./.exec(refreshToken)?.[1];
+  const db = tenantId === undefined ? undefined : await tenantDb(env, tenantId);
+  if (!db) throw ApiError.unauthorized('Unknown refresh token.');
   const hash = await sha256Hex(refreshToken);
-  const session = await db.select().from(customerSessions).where(eq(customerSessions.refreshTokenHash, hash)).get();
+  const session = await db.select().from(customerSessions).where(and(eq(customerSessions.tenantId, tenantId!), eq(customerSessions.refreshTokenHash, hash))).get();
   const now = systemNow().toISOString();
   if (!session) throw ApiError.unauthorized('Unknown refresh token.');
   if (session.revokedAt) {

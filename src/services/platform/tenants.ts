@@ -1,14 +1,17 @@
-import { desc } from 'drizzle-orm';
-import type { Db, Tenant } from '../../db/client';
-import { apiKeys, tenants } from '../../db/schema';
-import { fetchPage } from '../../db/paging';
-import type { Page } from '../../http/pagination';
+import { count, desc } from 'drizzle-orm';
+import { inJson, type Tenant } from '../../db/client';
+import { directoryDb } from '../../db/directory';
+import { apiKeyDirectory, apiKeys, tenantDirectory, tenants } from '../../db/schema';
+import { isShard, openShard, shardNames } from '../../db/shards';
+import type { Env } from '../../env';
+import { ApiError } from '../../http/errors';
+import { collection, pageOffset, type Page } from '../../http/pagination';
 import { systemNow } from '../../lib/clock';
 import { newId } from '../../lib/ids';
 import type { TenantCreated, TenantResource } from '../../schemas/platform';
 import { buildApiKey, renderApiKey } from './api-keys';
 
-export function renderTenant(t: Tenant): TenantResource {
+export function renderTenant(t: Tenant, shard: string): TenantResource {
   return {
     id: t.id,
     name: t.name,
@@ -16,20 +19,67 @@ export function renderTenant(t: Tenant): TenantResource {
     defaultCurrency: t.defaultCurrency,
     timeZone: t.timeZone,
     mode: t.mode,
+    shard,
     createdAt: t.createdAt,
   };
 }
 
-export async function createTenant(
-  db: Db,
-  input: { name: string; countryCode: string; defaultCurrency: string; timeZone: string; mode: 'live' | 'test' },
-): Promise<TenantCreated> {
-  const tenant: Tenant = { id: newId(), ...input, testClockNow: null, createdAt: systemNow().toISOString() };
-  const { key, row } = await buildApiKey(tenant, { name: 'Initial key', permissions: ['*'], expiresAt: null });
-  await db.batch([db.insert(tenants).values(tenant), db.insert(apiKeys).values(row)]);
-  return { tenant: renderTenant(tenant), apiKey: { ...renderApiKey(row), key } };
+/**
+ * Where a new tenant goes: the shard with the fewest tenants, the first listed on a tie, so tenants
+ * made one after another alternate and a newly added shard fills first (docs/decisions.md, Tenancy
+ * and shards). Counting reads the directory's shard index, once per new tenant.
+ */
+export async function placeTenant(env: Env): Promise<string> {
+  const names = shardNames(env);
+  if (names.length === 1) return names[0]!;
+  const db = directoryDb(env);
+  const counts = new Map((await db.select({ shard: tenantDirectory.shard, n: count() }).from(tenantDirectory).groupBy(tenantDirectory.shard)).map((r) => [r.shard, r.n]));
+  return names.reduce((best, s) => ((counts.get(s) ?? 0) < (counts.get(best) ?? 0) ? s : best));
 }
 
-export async function listTenants(db: Db, page: Page) {
-  return fetchPage(db, tenants, undefined, [desc(tenants.createdAt), desc(tenants.id)], page, renderTenant);
+/**
+ * A new tenant and its first key, on `shard` when the operator pins one (422 `unknown_shard` for a name D1_SHARDS lacks),
+ * else where `placeTenant` puts it. The tenant's rows go to its shard first and its directory entry
+ * (tenant and key hash, one batch) last: until that entry exists nothing can reach the tenant, so a
+ * crash in between leaves only unreachable rows on the shard, never a half-made tenant.
+ */
+export async function createTenant(
+  env: Env,
+  input: { name: string; countryCode: string; defaultCurrency: string; timeZone: string; mode: 'live' | 'test'; shard?: string | undefined },
+): Promise<TenantCreated> {
+  const { shard: pinned, ...fields } = input;
+  if (pinned !== undefined && !isShard(env, pinned)) throw ApiError.violation('shard', `Not a shard of this deployment (${shardNames(env).join(', ')}).`, 'unknown_shard');
+  const shard = pinned ?? (await placeTenant(env));
+  const tenant: Tenant = { id: newId(), ...fields, testClockNow: null, createdAt: systemNow().toISOString() };
+  const { key, row } = await buildApiKey(tenant, { name: 'Initial key', permissions: ['*'], expiresAt: null });
+  const db = openShard(env, shard);
+  await db.batch([db.insert(tenants).values(tenant), db.insert(apiKeys).values(row)]);
+  const dir = directoryDb(env);
+  await dir.batch([
+    dir.insert(tenantDirectory).values({ tenantId: tenant.id, shard, movingSince: null, createdAt: tenant.createdAt }),
+    dir.insert(apiKeyDirectory).values({ keyHash: row.keyHash, tenantId: tenant.id, createdAt: row.createdAt }),
+  ]);
+  return { tenant: renderTenant(tenant, shard), apiKey: { ...renderApiKey(row), key } };
+}
+
+/** The tenants of every shard, newest first: a page of the directory, then each shard's rows of it. */
+export async function listTenants(env: Env, page: Page) {
+  const dir = directoryDb(env);
+  const [[total], entries] = await dir.batch([
+    dir.select({ n: count() }).from(tenantDirectory),
+    dir.select().from(tenantDirectory).orderBy(desc(tenantDirectory.createdAt), desc(tenantDirectory.tenantId)).limit(page.limit).offset(pageOffset(page)),
+  ]);
+  const byShard = new Map<string, string[]>();
+  for (const e of entries) byShard.set(e.shard, [...(byShard.get(e.shard) ?? []), e.tenantId]);
+  const rows = new Map<string, Tenant>();
+  for (const [shard, ids] of byShard) {
+    const db = openShard(env, shard);
+    for (const t of await db.select().from(tenants).where(inJson(tenants.id, ids))) rows.set(t.id, t);
+  }
+  // An entry whose shard rows are gone (a tenant being moved right now) is left out of the page.
+  const data = entries.flatMap((e) => {
+    const t = rows.get(e.tenantId);
+    return t ? [renderTenant(t, e.shard)] : [];
+  });
+  return collection(data, total?.n ?? 0, page);
 }

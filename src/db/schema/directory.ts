@@ -1,0 +1,24 @@
+import { index, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+// The directory: where each tenant's data lives, and what finds a tenant without knowing its shard
+// (docs/decisions.md, Tenancy and shards). Only the directory database (the `DB` binding, shard 0)
+// holds rows here; the tables exist in every shard because all shards share one set of migrations.
+
+/** A tenant's shard (a D1 binding name). `movingSince` is set while an operator moves the tenant to another shard. */
+export const tenantDirectory = sqliteTable(
+  'tenant_directory',
+  {
+    tenantId: text('tenant_id').primaryKey(),
+    shard: text('shard').notNull(),
+    movingSince: text('moving_since'),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [index('tenant_directory_shard_idx').on(t.shard), index('tenant_directory_created_idx').on(t.createdAt, t.tenantId)],
+);
+
+/** API key hash → tenant: authentication finds the key's tenant (and so its shard) before it can read the key. */
+export const apiKeyDirectory = sqliteTable('api_key_directory', {
+  keyHash: text('key_hash').primaryKey(),
+  tenantId: text('tenant_id').notNull(),
+  createdAt: text('created_at').notNull(),
+});
