@@ -30,7 +30,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { d1Execute, envInt, http, memorySampler, msSince, printTable, sleep, localDatabase, sqlLiteral } from './lib.mjs';
+import { BENCH_SHARD, d1Execute, envInt, http, memorySampler, msSince, printTable, sleep, localDatabase, sqlLiteral } from './lib.mjs';
 
 const log = (msg) => process.stderr.write(`bench: ${msg}\n`);
 const describe = (r) => `HTTP ${r.status} ${r.text.length > 500 ? r.text.slice(0, 500) + '…' : r.text}`;
@@ -263,7 +263,8 @@ export async function createBillingTemplate(ctx, { name = 'Bench billing', tag =
   const { signal } = ctx;
   const tr = await http(ctx.url, 'POST', '/admin/tenants', {
     headers: { Authorization: `Bearer ${ctx.config.adminToken}` },
-    body: { name, countryCode: 'DE', defaultCurrency: 'EUR', timeZone: 'Europe/Berlin', mode: 'test' },
+    // On the shard d1Execute seeds and reads (BENCH_SHARD).
+    body: { name, countryCode: 'DE', defaultCurrency: 'EUR', timeZone: 'Europe/Berlin', mode: 'test', shard: BENCH_SHARD },
     signal,
   });
   if (tr.status !== 201 || !tr.json?.tenant?.id || !tr.json?.apiKey?.key) throw new Error(`POST /admin/tenants: ${describe(tr)}`);

@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { projectShards } from '../scripts/lib/shards.mjs';
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -440,7 +441,7 @@ async function runWranglerToEnd(args, { timeoutMs, verbose, label, signal, cwd, 
  * several statements) or `file` (a .sql file). With json: true returns the parsed result sets
  * ([{ results, success, meta }] one per statement); otherwise nothing. Bounded by timeoutMs.
  */
-export async function d1Execute({ persistTo, database = 'DB', command, file, json = false, timeoutMs = 120_000, verbose = false, signal, cwd }) {
+export async function d1Execute({ persistTo, database = BENCH_SHARD, command, file, json = false, timeoutMs = 120_000, verbose = false, signal, cwd }) {
   if ((command === undefined) === (file === undefined)) throw new Error('d1Execute: give exactly one of command and file');
   const args = ['d1', 'execute', database, '--local', '--persist-to', persistTo];
   if (command !== undefined) args.push('--command', command);
@@ -486,7 +487,7 @@ function portInUse(port) {
 export async function startLocalServer({
   port = 8799,
   vars = {},
-  d1 = ['DB'],
+  d1,
   readyPath = '/health',
   startTimeoutMs = 180_000,
   logLevel = 'warn',
@@ -558,7 +559,8 @@ export async function startLocalServer({
   };
 
   try {
-    for (const db of d1) {
+    // Every shard of the wrangler.toml it serves (D1_SHARDS) gets the migrations.
+    for (const db of d1 ?? projectShards(cwd)) {
       await runWranglerToEnd(['d1', 'migrations', 'apply', db, '--local', '--persist-to', persistTo], {
         timeoutMs: 120_000,
         verbose,
@@ -773,11 +775,17 @@ export function apiCaller(ctx, auth) {
   };
 }
 
-/** A fresh test-mode tenant (EUR, Germany) through the admin API, with its key and a caller. */
+/**
+ * The shard bench tenants are pinned to (the admin API's placement option): the local D1 database
+ * the sections seed and check with d1Execute. The server still runs with every shard of wrangler.toml.
+ */
+export const BENCH_SHARD = 'DB';
+
+/** A fresh test-mode tenant (EUR, Germany) on BENCH_SHARD through the admin API, with its key and a caller. */
 export async function benchTenant(ctx, name) {
   const r = await http(ctx.url, 'POST', '/admin/tenants', {
     headers: { Authorization: `Bearer ${ctx.config.adminToken}` },
-    body: { name, countryCode: 'DE', defaultCurrency: 'EUR', timeZone: 'Europe/Berlin', mode: 'test' },
+    body: { name, countryCode: 'DE', defaultCurrency: 'EUR', timeZone: 'Europe/Berlin', mode: 'test', shard: BENCH_SHARD },
     signal: ctx.signal,
   });
   if (r.status !== 201 || !r.json?.tenant?.id || !r.json?.apiKey?.key) throw new Error(`POST /admin/tenants: ${describeReply(r)}`);

@@ -6,6 +6,7 @@ import { constants } from "node:os";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { projectShards } from "./lib/shards.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const devVars = join(root, ".dev.vars");
@@ -44,16 +45,18 @@ if (!existsSync(devVars)) {
   }
 }
 
-// 2. Migrations. CI=true stops wrangler asking for confirmation.
-console.log("[dev] Applying local D1 migrations…");
-const migrate = spawnSync(process.execPath, [wranglerBin, "d1", "migrations", "apply", "DB", "--local"], {
-  cwd: root,
-  stdio: "inherit",
-  env: { ...process.env, CI: "true" },
-});
-if (migrate.status !== 0) {
-  console.error(`[dev] D1 migrations failed (${migrate.error?.message ?? `exit code ${migrate.status ?? migrate.signal}`}); not starting wrangler.`);
-  process.exit(migrate.status || 1);
+// 2. Migrations, of every shard (wrangler.toml's D1_SHARDS). CI=true stops wrangler asking for confirmation.
+for (const shard of projectShards(root)) {
+  console.log(`[dev] Applying local D1 migrations to ${shard}…`);
+  const migrate = spawnSync(process.execPath, [wranglerBin, "d1", "migrations", "apply", shard, "--local"], {
+    cwd: root,
+    stdio: "inherit",
+    env: { ...process.env, CI: "true" },
+  });
+  if (migrate.status !== 0) {
+    console.error(`[dev] D1 migrations of ${shard} failed (${migrate.error?.message ?? `exit code ${migrate.status ?? migrate.signal}`}); not starting wrangler.`);
+    process.exit(migrate.status || 1);
+  }
 }
 
 // 3. Dev server

@@ -43,7 +43,9 @@ export function buildApp() {
       version: '0.1.0',
       description:
         'Subscription billing and invoicing. Errors are RFC 9457 problem+json; collections are `{data, meta.pagination}`; ' +
-        'POST and PUT accept an `Idempotency-Key` header; PATCH takes a JSON merge patch (application/merge-patch+json or application/json).',
+        'POST and PUT accept an `Idempotency-Key` header; PATCH takes a JSON merge patch (application/merge-patch+json or application/json). ' +
+        'Reads may be served by a nearby read replica: a response that reached the tenant\'s data carries an `x-d1-bookmark` header; send it back ' +
+        'as `x-d1-bookmark` on the next request to read at least what that response saw (your own writes included). A malformed or foreign bookmark is ignored.',
     },
   });
 

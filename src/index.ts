@@ -2,6 +2,7 @@ import { app } from './app';
 import { runScheduled } from './cron/index';
 import type { DocumentJob, Env, EventMessage, PaymentJob } from './env';
 import { consumeEvents } from './events/consumer';
+import { isQueue } from './lib/queues';
 import { consumeDocumentJobs, DOCUMENT_JOBS_QUEUE } from './services/documents/jobs';
 import { consumePaymentJobs, PAYMENT_JOBS_QUEUE } from './services/payments/collection-jobs';
 
@@ -14,8 +15,8 @@ export default {
     ctx.waitUntil(runScheduled(controller, env));
   },
   async queue(batch, env, _ctx) {
-    if (batch.queue === DOCUMENT_JOBS_QUEUE) await consumeDocumentJobs(batch as MessageBatch<DocumentJob>, env);
-    else if (batch.queue === PAYMENT_JOBS_QUEUE) await consumePaymentJobs(batch as MessageBatch<PaymentJob>, env);
+    if (isQueue(batch.queue, DOCUMENT_JOBS_QUEUE)) await consumeDocumentJobs(batch as MessageBatch<DocumentJob>, env);
+    else if (isQueue(batch.queue, PAYMENT_JOBS_QUEUE)) await consumePaymentJobs(batch as MessageBatch<PaymentJob>, env);
     else await consumeEvents(batch as MessageBatch<EventMessage>, env);
   },
 } satisfies ExportedHandler<Env, EventMessage | DocumentJob | PaymentJob>;

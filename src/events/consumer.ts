@@ -1,6 +1,7 @@
 import type { Env, EventMessage } from '../env';
 import { attemptInOrder, recordDeadLetters } from './delivery';
 import { logError } from '../lib/log';
+import { isQueue } from '../lib/queues';
 import { TenantMovingError } from '../db/directory';
 
 /** The dead-letter queue's name (wrangler.toml): its messages are recorded, never dropped. */
@@ -13,7 +14,7 @@ export const DEAD_LETTER_QUEUE = 'edge-billing-events-dlq';
  */
 export async function consumeEvents(batch: MessageBatch<EventMessage>, env: Env): Promise<void> {
   const valid = (body: EventMessage | undefined): body is EventMessage => typeof body?.deliveryId === 'string' && typeof body.tenantId === 'string';
-  if (batch.queue === DEAD_LETTER_QUEUE) {
+  if (isQueue(batch.queue, DEAD_LETTER_QUEUE)) {
     await recordDeadLetters(env, batch.messages.map((m) => m.body).filter(valid));
     for (const m of batch.messages) m.ack();
     return;

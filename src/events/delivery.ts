@@ -1,7 +1,7 @@
 import { and, asc, eq, isNull, lte, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { inJson, type Db, runBatch } from '../db/client';
-import { settled, tenantDb, type ShardSweep } from '../db/directory';
+import { settled, tenantDb, TenantMovingError, type ShardSweep } from '../db/directory';
 import { insertRows } from '../db/insert';
 import { events, tenants, webhookDeliveries, webhooks } from '../db/schema';
 import type { Env, EventMessage } from '../env';
@@ -257,7 +257,11 @@ export async function recordDeadLetters(env: Env, messages: EventMessage[]) {
   for (const m of messages) byTenant.set(m.tenantId, [...(byTenant.get(m.tenantId) ?? []), m.deliveryId]);
   const now = systemNow().toISOString();
   for (const [tenantId, deliveryIds] of byTenant) {
-    const db = await tenantDb(env, tenantId);
+    // A tenant being moved: its pending deliveries are sent again by the sweeper after the move.
+    const db = await tenantDb(env, tenantId).catch((err) => {
+      if (err instanceof TenantMovingError) return undefined;
+      throw err;
+    });
     if (!db) continue;
     await db
       .update(webhookDeliveries)

@@ -20,6 +20,7 @@ const ERROR_RESPONSES = {
   413: problem('Body too large'),
   415: problem('Wrong content type'),
   422: problem('Validation failed: one violation per broken rule'),
+  503: problem('Unavailable for a moment: the tenant is being moved to another database (`tenant-moving`, with Retry-After)'),
 } as const;
 
 /** Every router of the API: validation failures become problem+json with one violation per rule. */

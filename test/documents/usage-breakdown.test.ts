@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { api, download, post, query, dbOf } from '../support/api';
 import { MAX_BREAKDOWN_EVENTS } from '../../src/services/documents/usage-breakdown';
-import { created, createCustomer, ok, tick } from '../support/builders';
+import { created, createCustomer, createTenant, ok, tick } from '../support/builders';
 import { invoicesOf, local, subscribe, tenantAt } from '../billing/scenario';
 import { finalizedInvoice, line } from './builders';
 
@@ -32,13 +32,14 @@ async function meteredInvoice() {
   await ok(post(t, '/subscriptions/measurements', { events: [{ id: 'february', quantity: '7', measuredAt: local('2025-02-03'), subscriptionItem: itemId }] }));
   const withUsage = (await invoicesOf(t, sub.id)).filter((i) => i.usageBreakdownUrl);
   expect(withUsage).toHaveLength(1);
-  return { invoice: withUsage[0], events };
+  return { t, invoice: withUsage[0], events };
 }
 
 describe('usage breakdowns', () => {
   it('list the events behind each metered position, as JSON and as CSV with no cell starting a formula', async () => {
-    const { invoice, events } = await meteredInvoice();
-    expect(invoice.usageBreakdownUrl).toMatch(/^\/public\/usage-breakdowns\/[A-Za-z0-9_-]{40,}$/);
+    const { t, invoice, events } = await meteredInvoice();
+    // The URL names the tenant, whose shard holds the document (docs/decisions.md, Tenancy and shards).
+    expect(invoice.usageBreakdownUrl).toMatch(new RegExp(`^/public/usage-breakdowns/${t.id}/[A-Za-z0-9_-]{40,}$`));
     const usage = invoice.positions.filter((p: any) => p.quantity === '124.5');
     expect(usage).toHaveLength(1);
     expect(usage[0].netAmount.amount).toBe('12.45');
@@ -105,9 +106,18 @@ describe('usage breakdowns', () => {
     const { t } = await tenantAt(local('2025-01-01'));
     const inv = await finalizedInvoice(t, (await createCustomer(t)).id, [line('10.00')]);
     expect(inv.usageBreakdownUrl).toBeNull();
-    const res = await api(`/public/usage-breakdowns/${'A'.repeat(43)}`);
+    const res = await api(`/public/usage-breakdowns/${t.id}/${'A'.repeat(43)}`);
     expect(res.status).toBe(404);
-    expect((await download(`/public/usage-breakdowns/${'A'.repeat(43)}?format=csv`)).status).toBe(404);
+    expect((await download(`/public/usage-breakdowns/${t.id}/${'A'.repeat(43)}?format=csv`)).status).toBe(404);
+    expect((await api(`/public/usage-breakdowns/${crypto.randomUUID()}/${'A'.repeat(43)}`)).status).toBe(404);
+  });
+
+  it("is 404 under another tenant's name", async () => {
+    const { invoice } = await meteredInvoice();
+    const other = await createTenant();
+    const token = invoice.usageBreakdownUrl.split('/').pop();
+    expect((await api(`/public/usage-breakdowns/${other.id}/${token}`)).status).toBe(404);
+    expect((await api(invoice.usageBreakdownUrl)).status).toBe(200);
   });
 });
 

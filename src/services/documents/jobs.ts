@@ -52,8 +52,8 @@ export async function renderJob(env: Env, job: InvoiceRenderJob): Promise<'rende
 }
 
 /**
- * The documents queue's consumer: every message is acknowledged, failures wait for the sweeper;
- * only a tenant being moved between shards has its messages wait for the move.
+ * The documents queue's consumer: every message is acknowledged; failures wait for the sweeper, and
+ * so do the jobs of a tenant being moved between shards (the sweepers send them again after the move).
  */
 export async function consumeDocumentJobs(batch: MessageBatch<DocumentJob>, env: Env): Promise<void> {
   for (const message of batch.messages) {
@@ -62,11 +62,7 @@ export async function consumeDocumentJobs(batch: MessageBatch<DocumentJob>, env:
       if (typeof job?.tenantId === 'string' && 'invoiceId' in job && typeof job.invoiceId === 'string') await renderJob(env, job);
       else if (typeof job?.tenantId === 'string' && 'dunningDocumentId' in job && typeof job.dunningDocumentId === 'string') await deliveryJob(env, job);
     } catch (err) {
-      if (err instanceof TenantMovingError) {
-        message.retry({ delaySeconds: 60 });
-        continue;
-      }
-      throw err;
+      if (!(err instanceof TenantMovingError)) throw err;
     }
     message.ack();
   }
