@@ -1,4 +1,5 @@
 import { and, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm';
+import { tenantObject } from '../objects/tenant-stub';
 import { settled, shardSweeps, sweepTenants, type ShardSweep } from '../db/directory';
 import { carts, idempotencyKeys, invoices, subscriptions, tenants } from '../db/schema';
 import { sweepSubscriptions } from '../services/subscriptions/sweep';
@@ -58,7 +59,7 @@ export async function dispatchBilling(env: Env, sweep: ShardSweep): Promise<numb
       .from(subscriptions)
       .where(and(inArray(subscriptions.status, ['active', 'paused', 'cancelled']), isNotNull(subscriptions.billingAnchor)))
   ).filter((d) => sweep.tenants.has(d.tenantId));
-  for (const { tenantId } of due) await env.TENANT.getByName(tenantId).runBilling(tenantId, { trigger: 'cron', sync: false });
+  for (const { tenantId } of due) await tenantObject(env, tenantId).runBilling(tenantId, { trigger: 'cron', sync: false });
   return due.length;
 }
 
@@ -97,7 +98,7 @@ export async function dispatchDunning(env: Env, sweep: ShardSweep): Promise<numb
   // A few tenants at a time: each run is its own object's work, with a bounded part done inline.
   let issued = 0;
   for (let i = 0; i < due.length; i += DUNNING_TENANTS_AT_ONCE) {
-    const runs = await Promise.allSettled(due.slice(i, i + DUNNING_TENANTS_AT_ONCE).map(({ tenantId }) => env.TENANT.getByName(tenantId).runDunning(tenantId, {})));
+    const runs = await Promise.allSettled(due.slice(i, i + DUNNING_TENANTS_AT_ONCE).map(({ tenantId }) => tenantObject(env, tenantId).runDunning(tenantId, {})));
     runs.forEach((r, j) => {
       if (r.status === 'fulfilled') issued += r.value.issued;
       else logError({ job: 'dunning', tenantId: due[i + j]!.tenantId }, r.reason);

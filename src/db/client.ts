@@ -7,11 +7,11 @@ import * as schema from './schema';
 export type Db = DrizzleD1Database<typeof schema>;
 export type Tenant = typeof schema.tenants.$inferSelect;
 
-/**
- * Drizzle over a D1 database or one of its sessions (read replication): Drizzle's D1 driver only
- * calls `prepare` and `batch`, which a D1DatabaseSession has too, so a session stands in for the database.
- */
-export function createDb(d1: D1Database | D1DatabaseSession): Db {
+/** What Drizzle's D1 driver calls: a D1 database, one of its sessions, or a request's session (src/db/shards.ts). */
+export type D1Client = Pick<D1Database, 'prepare' | 'batch'>;
+
+/** Drizzle over a D1 client; the driver only ever calls `prepare` and `batch`, so a session stands in for the database. */
+export function createDb(d1: D1Client): Db {
   return drizzle(d1 as D1Database, { schema });
 }
 

@@ -74,17 +74,58 @@ export function sessionStart(given: GivenBookmark | undefined, shard: string): s
   return given?.shard === shard ? given.bookmark : 'first-unconstrained';
 }
 
-interface OpenedShard {
-  db: Db;
-  binding: D1Database;
-  session?: D1DatabaseSession;
+/**
+ * A request's D1 session on one shard, as Drizzle's client (Drizzle calls only `prepare` and
+ * `batch`). After the TenantObject wrote (numbers, a billing or dunning run) outside this session,
+ * the next statement starts a new `first-primary` session: the old one's reads could go to a
+ * replica that has not seen those writes yet, the new one's first read is the primary's and the
+ * rest are at least as new.
+ */
+class RequestSession {
+  private session: D1DatabaseSession;
+  private previous: string | null = null;
+  /** The object wrote since this session's last statement. */
+  stale = false;
+
+  constructor(
+    private readonly d1: D1Database,
+    start: string,
+  ) {
+    this.session = d1.withSession(start);
+  }
+
+  prepare(query: string): D1PreparedStatement {
+    if (this.stale) {
+      this.previous = this.session.getBookmark() ?? this.previous;
+      this.session = this.d1.withSession('first-primary');
+      this.stale = false;
+    }
+    return this.session.prepare(query);
+  }
+
+  batch<T = unknown>(statements: D1PreparedStatement[]): Promise<D1Result<T>[]> {
+    return this.session.batch<T>(statements);
+  }
+
+  /**
+   * The latest bookmark; when the object wrote after the last statement, the primary's position
+   * now (one `SELECT 1` through a `first-primary` session), so the object's writes are covered.
+   */
+  async bookmark(): Promise<string | null> {
+    if (this.stale) {
+      const probe = this.d1.withSession('first-primary');
+      await probe.prepare('SELECT 1').run();
+      return probe.getBookmark();
+    }
+    return this.session.getBookmark() ?? this.previous;
+  }
 }
 
 interface D1Scope {
-  /** GET and HEAD read through a session (replicas allowed); other methods work on the primary. */
+  /** GET and HEAD may start at the nearest replica; other methods start at the primary. */
   readOnly: boolean;
   given: GivenBookmark | undefined;
-  opened: Map<string, OpenedShard>;
+  opened: Map<string, { db: Db; session: RequestSession }>;
   /** The shard of the request's tenant: the response carries its bookmark. */
   tenantShard?: string;
 }
@@ -98,11 +139,11 @@ export function runWithD1Scope<R>(method: string, bookmarkHeader: string | undef
 }
 
 /**
- * A Drizzle handle on a shard. Inside a request: GET and HEAD get the request's session of the
- * shard (started after the client's bookmark, else at the nearest replica); writes use the primary
- * itself, since the TenantObject writes outside any request session and a write request must read
- * what it (and the object) just wrote. Outside a request (queues, cron, Durable Objects): the primary.
- * `tenant` marks the shard of the request's tenant, whose bookmark the response carries.
+ * A Drizzle handle on a shard. Inside a request: the request's session of the shard — for GET and
+ * HEAD started after the client's bookmark, else at the nearest replica; for writes at the primary
+ * (writes go there anyway, and a write computed from a fresh read meets fewer conflicts). Outside
+ * a request (queues, cron, Durable Objects): the primary itself. `tenant` marks the shard of the
+ * request's tenant, whose bookmark the response carries.
  */
 export function openShard(env: Env, shard: string, options: { tenant?: boolean } = {}): Db {
   const b = binding(env, shard);
@@ -111,31 +152,31 @@ export function openShard(env: Env, shard: string, options: { tenant?: boolean }
   if (options.tenant) scope.tenantShard ??= shard;
   let opened = scope.opened.get(shard);
   if (!opened) {
-    if (scope.readOnly) {
-      const session = b.withSession(sessionStart(scope.given, shard));
-      opened = { db: createDb(session), binding: b, session };
-    } else opened = { db: createDb(b), binding: b };
+    const session = new RequestSession(b, scope.readOnly ? sessionStart(scope.given, shard) : 'first-primary');
+    opened = { db: createDb(session), session };
     scope.opened.set(shard, opened);
   }
   return opened.db;
 }
 
 /**
- * The bookmark the response carries (`<shard>:<bookmark>`): the session's latest for a read; for
- * a write, the primary's position after the request's writes (one `SELECT 1` through a
- * `first-primary` session, so the object's writes are covered too). Undefined when the request
- * never reached a tenant's shard (no credentials, admin routes).
+ * The TenantObject wrote to D1 outside the request's sessions (it runs in its own invocation, on
+ * the primary): the request's next statements must see that.
+ */
+export function objectWrote(): void {
+  for (const opened of scopes.getStore()?.opened.values() ?? []) opened.session.stale = true;
+}
+
+/**
+ * The bookmark the response carries (`<shard>:<bookmark>`): the latest of the request's session on
+ * its tenant's shard. Undefined when the request never reached a tenant's shard (no credentials,
+ * admin routes) or ran no statement there.
  */
 export async function responseBookmark(): Promise<string | undefined> {
   const scope = scopes.getStore();
   const shard = scope?.tenantShard;
   const opened = shard ? scope.opened.get(shard) : undefined;
   if (!shard || !opened) return undefined;
-  let bookmark = opened.session?.getBookmark() ?? null;
-  if (!opened.session) {
-    const probe = opened.binding.withSession('first-primary');
-    await probe.prepare('SELECT 1').run();
-    bookmark = probe.getBookmark();
-  }
+  const bookmark = await opened.session.bookmark();
   return bookmark && BOOKMARK.test(`${shard}:${bookmark}`) ? `${shard}:${bookmark}` : undefined;
 }

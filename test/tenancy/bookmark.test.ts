@@ -59,6 +59,21 @@ describe('the bookmark header', () => {
     expect(next.headers.get(HEADER)).toMatch(new RegExp(`^${shard}:[A-Za-z0-9-]+$`));
   });
 
+  it("reads after the TenantObject wrote go to the primary: a write request starts there, and again once the object's call returns", async () => {
+    const t = await createTenant({ shard: 'DB_1' });
+    const sessions = vi.spyOn(binding(env, 'DB_1'), 'withSession');
+    const moved = await api('/test-clock', { token: t.key, method: 'PUT', body: { now: '2026-01-10T09:00:00.000Z' } });
+    expect(moved.status).toBe(200);
+    // One session from the start, one after the object's billing run, one after its dunning run.
+    expect(sessions.mock.calls.map((c) => c[0])).toEqual(['first-primary', 'first-primary', 'first-primary']);
+    expect(moved.headers.get(HEADER)).toMatch(/^DB_1:[A-Za-z0-9-]+$/);
+    sessions.mockClear();
+    const read = await withBookmark(t, '/test-clock', moved.headers.get(HEADER)!);
+    expect(read.status).toBe(200);
+    expect(read.body.now).toBe('2026-01-10T09:00:00.000Z');
+    expect(sessions.mock.calls.map((c) => c[0])).toEqual([moved.headers.get(HEADER)!.slice('DB_1:'.length)]);
+  });
+
   it('a malformed bookmark, or one of another shard, is ignored: the read starts anywhere and succeeds', async () => {
     const t = await createTenant({ shard: 'DB_1' });
     const c = await createCustomer(t);

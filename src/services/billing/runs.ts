@@ -14,12 +14,13 @@ import { afterFinalization } from '../invoices/after-finalization';
 import { clearBillingFailure, recordBillingFailure } from './failures';
 import { preloadChunk } from './inputs';
 import { logError, safeErrorMessage } from '../../lib/log';
+import { tenantObject } from '../../objects/tenant-stub';
 
 type RunRow = typeof billingRuns.$inferSelect;
 
 /** Schedules a background run in the tenant's TenantObject (or returns the one under way). */
 export function startBillingRun(ctx: ServiceContext, trigger: string): Promise<BillingRunView> {
-  return ctx.env.TENANT.getByName(ctx.tenant.id).runBilling(ctx.tenant.id, { trigger, sync: false });
+  return tenantObject(ctx.env, ctx.tenant.id).runBilling(ctx.tenant.id, { trigger, sync: false });
 }
 
 export function renderRun(r: RunRow): BillingRunView {

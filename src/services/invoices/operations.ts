@@ -15,6 +15,7 @@ import { commitInvoiceChange } from './write';
 import { loadInvoice, renderLoaded } from './read';
 import { type InvoiceAggregate } from './render';
 import type { InvoiceComment } from '../../schemas/invoices';
+import { tenantObject } from '../../objects/tenant-stub';
 
 /**
  * Invoice status transitions (docs/state-machines.md). Finalization is in invoices.ts; payments,
@@ -42,7 +43,7 @@ export async function setDunning(ctx: ServiceContext, id: string, dunningDisable
   // Resumed: the level that fell due meanwhile is applied now, in the tenant's one dunning path. The
   // change is saved either way; a failed run is left to the nightly one.
   try {
-    const summary = await ctx.env.TENANT.getByName(ctx.tenant.id).runDunning(ctx.tenant.id, { invoiceId: id, asOf: ctx.now.toISOString() });
+    const summary = await tenantObject(ctx.env, ctx.tenant.id).runDunning(ctx.tenant.id, { invoiceId: id, asOf: ctx.now.toISOString() });
     return summary.issued > 0 ? renderLoaded(await loadInvoice(ctx, id)) : changed;
   } catch (err) {
     logError({ job: 'dunning', tenantId: ctx.tenant.id, invoiceId: id }, err);

@@ -7,6 +7,7 @@ import { at, type ServiceContext } from '../context';
 import { sweepSubscriptions } from '../subscriptions/sweep';
 import { sweepCollections } from '../payments/collection-jobs';
 import type { TestClockResource } from '../../schemas/platform';
+import { tenantObject } from '../../objects/tenant-stub';
 
 export function renderTestClock(t: Tenant): TestClockResource {
   return { now: tenantNow(t).toISOString(), frozen: t.testClockNow !== null };
@@ -54,11 +55,11 @@ export async function setTestClock(ctx: ServiceContext, to: Date) {
   const clock = await advanceTestClock(ctx.db, ctx.tenant, to);
   const moved = at(ctx, new Date(clock.now), { ...ctx.tenant, testClockNow: clock.now });
   await sweepAll(moved);
-  await ctx.env.TENANT.getByName(ctx.tenant.id).runBilling(ctx.tenant.id, { trigger: 'test_clock', sync: true, asOf: clock.now });
+  await tenantObject(ctx.env, ctx.tenant.id).runBilling(ctx.tenant.id, { trigger: 'test_clock', sync: true, asOf: clock.now });
   await sweepAll(moved);
   // Collection retries that became due (days after a failed charge) happen at the new time too.
   await sweepCollections(moved);
   // Then dunning, one level per invoice, as the daily run would do at the new time.
-  await ctx.env.TENANT.getByName(ctx.tenant.id).runDunning(ctx.tenant.id, { asOf: clock.now });
+  await tenantObject(ctx.env, ctx.tenant.id).runDunning(ctx.tenant.id, { asOf: clock.now });
   return clock;
 }

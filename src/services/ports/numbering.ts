@@ -1,6 +1,7 @@
 import type { BatchItem } from 'drizzle-orm/batch';
 import { runBatch, type Db } from '../../db/client';
 import type { Env } from '../../env';
+import { tenantObject } from '../../objects/tenant-stub';
 
 /** What the TenantObject needs to finalize one document. */
 export interface FinalizeRequest {
@@ -66,8 +67,8 @@ export function stubNumbering(env: Env, db: Db): Numbering {
   return {
     async finalize(req, leading = []) {
       await runBatch(db, leading);
-      return env.TENANT.getByName(req.tenantId).finalizeDocument(req);
+      return tenantObject(env, req.tenantId).finalizeDocument(req);
     },
-    issueDunning: (req) => env.TENANT.getByName(req.tenantId).issueDunningDocument(req),
+    issueDunning: (req) => tenantObject(env, req.tenantId).issueDunningDocument(req),
   };
 }
