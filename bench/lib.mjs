@@ -753,16 +753,8 @@ export function localDatabase(ctx, why) {
   return { server, local: { persistTo: server.persistTo, cwd: server.cwd, signal: ctx.signal, verbose: ctx.config.verbose } };
 }
 
-/** SQL literal of a value as D1 returns it (strings, numbers, booleans, null). */
-export function sqlLiteral(v) {
-  if (v === null || v === undefined) return 'NULL';
-  if (typeof v === 'number') {
-    if (!Number.isFinite(v)) throw new Error(`cannot write ${v} as SQL`);
-    return String(v);
-  }
-  if (typeof v === 'boolean') return v ? '1' : '0';
-  return `'${String(v).replaceAll("'", "''")}'`;
-}
+/** SQL literal of a value as D1 returns it (strings, numbers, booleans, null): the tenant export's. */
+export { sqlLiteral } from '../scripts/lib/tenant-export.mjs';
 
 const describeReply = (r) => `HTTP ${r.status} ${r.text.length > 500 ? r.text.slice(0, 500) + '…' : r.text}`;
 
