@@ -7,7 +7,7 @@ import { guardedUpdate } from '../db/commit';
 import { billingRuns, dunningDocuments, events, invoices, tenants } from '../db/schema';
 import type { Env } from '../env';
 import { createServiceContext, type ServiceContext } from '../services/context';
-import type { DunningIssueRequest, DunningIssueResult, FinalizeRequest, FinalizeResult, Numbering } from '../services/ports/numbering';
+import type { DunningIssueRequest, DunningIssueResult, FinalizeRequest, FinalizeResult, NumberedDocument, Numbering } from '../services/ports/numbering';
 import { tenantNow } from '../lib/clock';
 import { continueRun, createRun, getRun, renderRun, type RunBudget } from '../services/billing/runs';
 import { publishOutbox } from '../events/delivery';
@@ -22,9 +22,6 @@ import { logError } from '../lib/log';
  * invocation may make.
  */
 const RUN_BUDGET: RunBudget = { ms: 15_000, chunks: 40 };
-
-/** Numbers a range's counter may run ahead of the object's storage (see `counters`). */
-const PERSIST_EVERY = 25;
 
 /** Outbox batches a billing invocation publishes for the tenant's webhooks before it ends. */
 const PUBLISH_BATCHES_PER_INVOCATION = 10;
@@ -68,13 +65,6 @@ export class TenantObject extends DurableObject<Env> implements TenantObjectApi 
    */
   private billingQueue: Promise<unknown> = Promise.resolve();
 
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
-    ctx.blockConcurrencyWhile(async () => {
-      this.ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS number_ranges (name TEXT PRIMARY KEY, value INTEGER NOT NULL)`);
-    });
-  }
-
   private serial<T>(work: () => Promise<T>): Promise<T> {
     const run = this.queue.then(work, work);
     this.queue = run.catch(() => undefined);
@@ -101,33 +91,19 @@ export class TenantObject extends DurableObject<Env> implements TenantObjectApi 
   }
 
   /**
-   * The ranges' counters, held in memory and written to the object's storage every
-   * `PERSIST_EVERY` numbers (a storage write per invoice was the costliest step of a billing run).
-   * The counter is a cache: D1's UNIQUE (tenant, type, number_seq) is the truth, and a counter that
-   * lags after a restart meets it once and catches up from MAX(number_seq) — no gap, no repeat.
+   * The last number of each range, in memory only. D1 is the truth (UNIQUE (tenant, type,
+   * number_seq), MAX(number_seq)): a range is read from it on first use in the object's lifetime,
+   * and every number after that is allocated here, so the counter is exact. Should it ever lag (an
+   * overlapping instance during a restart), the batch meets the UNIQUE key and the range is read
+   * again — no gap, no repeat. (Kept in the object's storage before; each write was a disk commit
+   * on the billing run's hot path.)
    */
-  private counters = new Map<string, { value: number; persisted: number }>();
+  private counters = new Map<string, number>();
 
-  /** Current value of a number range (0 when none was allocated yet). */
-  private currentNumber(range: string): number {
-    let counter = this.counters.get(range);
-    if (!counter) {
-      const row = this.ctx.storage.sql.exec<{ value: number }>(`SELECT value FROM number_ranges WHERE name = ?`, range).toArray()[0];
-      counter = { value: row?.value ?? 0, persisted: row?.value ?? 0 };
-      this.counters.set(range, counter);
-    }
-    return counter.value;
-  }
-
-  /** Moves a range's counter; `persist` forces the storage write (a resynchronisation). */
-  private setNumber(range: string, value: number, persist = false) {
-    const counter = this.counters.get(range) ?? { value, persisted: -1 };
-    counter.value = value;
-    this.counters.set(range, counter);
-    if (persist || value - counter.persisted >= PERSIST_EVERY || value < counter.persisted) {
-      this.ctx.storage.sql.exec(`INSERT INTO number_ranges (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`, range, value);
-      counter.persisted = value;
-    }
+  private async currentNumber(range: string, storedMax: (range: string) => Promise<number>): Promise<number> {
+    let value = this.counters.get(range);
+    if (value === undefined) this.counters.set(range, (value = await storedMax(range)));
+    return value;
   }
 
   /**
@@ -210,31 +186,82 @@ export class TenantObject extends DurableObject<Env> implements TenantObjectApi 
    * leaves no gap. `refused` maps the failures the caller expects to its answer; a UNIQUE violation
    * of the range's column means D1 is ahead of the counter: it catches up from `storedMax` and tries again.
    */
-  private async allocate<Refused>(
+  private async allocate<Refused extends { ok: false }>(
     range: string,
-    req: { format: string; date: string; timeZone: string; customerNumber: string },
+    req: NumberedDocument,
     build: (number: string, next: number) => BatchItem<'sqlite'>[],
     refused: (err: unknown) => Refused | null,
     seqColumn: string,
     storedMax: () => Promise<number>,
   ): Promise<{ ok: true; number: string; numberSeq: number } | Refused> {
+    const answer = await this.allocateBlock(
+      [{ ...req, range }],
+      (numbers) => build(numbers[0]!.number, numbers[0]!.numberSeq),
+      refused,
+      seqColumn,
+      () => storedMax(),
+    );
+    return answer.ok ? { ok: true as const, ...answer.numbers[0]! } : answer;
+  }
+
+  /**
+   * A block of numbers in one batch: each document takes the next number of its range, in the
+   * order given (a billing run's chunk: hundreds of invoices, one batch). All counters move only
+   * when the batch committed; a clash with D1 resynchronises every range of the block and retries.
+   */
+  private async allocateBlock<Refused extends { ok: false }>(
+    docs: (NumberedDocument & { range: string })[],
+    build: (numbers: { number: string; numberSeq: number }[]) => BatchItem<'sqlite'>[],
+    refused: (err: unknown) => Refused | null,
+    seqColumn: string,
+    storedMax: (range: string) => Promise<number>,
+  ): Promise<{ ok: true; numbers: { number: string; numberSeq: number }[] } | Refused> {
     const db = createDb(this.env.DB);
+    const ranges = [...new Set(docs.map((d) => d.range))];
     for (let attempt = 0; attempt < 3; attempt++) {
-      const next = this.currentNumber(range) + 1;
-      const number = formatNumber(req.format, { number: next, date: new Date(req.date), timeZone: req.timeZone, customerNumber: req.customerNumber });
+      const last = new Map<string, number>();
+      for (const r of ranges) last.set(r, await this.currentNumber(r, storedMax));
+      const numbers = docs.map((d) => {
+        const next = last.get(d.range)! + 1;
+        last.set(d.range, next);
+        return { number: formatNumber(d.format, { number: next, date: new Date(d.date), timeZone: d.timeZone, customerNumber: d.customerNumber }), numberSeq: next };
+      });
       try {
-        await db.batch(build(number, next) as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
-        this.setNumber(range, next);
-        return { ok: true as const, number, numberSeq: next };
+        await db.batch(build(numbers) as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+        for (const [r, value] of last) this.counters.set(r, value);
+        return { ok: true as const, numbers };
       } catch (err) {
         const answer = refused(err);
         if (answer !== null) return answer;
         if (!isUniqueViolation(err, seqColumn)) throw err;
-        // D1 already holds this number (the object's storage was reset or lags): catch up and retry.
-        this.setNumber(range, await storedMax(), true);
+        // D1 already holds one of these numbers (the object's storage was reset or lags): catch up and retry.
+        for (const r of ranges) this.counters.set(r, await storedMax(r));
       }
     }
-    throw new Error(`could not allocate a number of ${range} after 3 attempts`);
+    throw new Error(`could not allocate numbers of ${ranges.join(', ')} after 3 attempts`);
+  }
+
+  /**
+   * Writes a billing run's chunk (docs/decisions.md, Invoices and billing: billing runs in bulk):
+   * the statements `build` makes with the documents' numbers, in one batch. Only for contexts made
+   * inside the object (the run holds the object's billing queue); a failure is thrown to the run,
+   * which then bills the chunk one subscription at a time.
+   */
+  private finalizeBlock(docs: (NumberedDocument & { type: string })[], build: (numbers: { number: string; numberSeq: number }[]) => BatchItem<'sqlite'>[]) {
+    const db = createDb(this.env.DB);
+    const tenantId = docs[0]?.tenantId;
+    return this.serial(async () => {
+      const answer = await this.allocateBlock<{ ok: false }>(
+        docs.map((d) => ({ ...d, range: `document:${d.type}` })),
+        build,
+        () => null,
+        'invoices.number_seq',
+        async (range) =>
+          (await db.select({ max: max(invoices.numberSeq) }).from(invoices).where(and(eq(invoices.tenantId, tenantId!), eq(invoices.type, range.slice('document:'.length)))).get())?.max ?? 0,
+      );
+      if (!answer.ok) throw new Error('a billing chunk cannot be refused');
+      return answer.numbers;
+    });
   }
 
   private async context(tenantId: string, asOf?: Date): Promise<ServiceContext> {
@@ -245,6 +272,7 @@ export class TenantObject extends DurableObject<Env> implements TenantObjectApi 
     // and its number are one batch.
     const numbering: Numbering = {
       finalize: (req, leading = []) => this.serial(() => this.commitNumbered(req, leading)),
+      finalizeBlock: (docs, build) => this.finalizeBlock(docs, build),
       issueDunning: (req) => this.issueDunningDocument(req),
     };
     return createServiceContext({ env: this.env, db, tenant, now: asOf ?? tenantNow(tenant), waitUntil: (p) => this.ctx.waitUntil(p), numbering });
