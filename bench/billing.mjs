@@ -31,6 +31,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { d1Execute, envInt, http, memorySampler, msSince, printTable, sleep, localDatabase, sqlLiteral } from './lib.mjs';
+import { cpuDelta, cpuSnapshot } from './cpu.mjs';
 
 const log = (msg) => process.stderr.write(`bench: ${msg}\n`);
 const describe = (r) => `HTTP ${r.status} ${r.text.length > 500 ? r.text.slice(0, 500) + '…' : r.text}`;
@@ -334,6 +335,7 @@ export async function billingRun(ctx, { auth, N, mode, timeoutSeconds, pollMs })
   const before = sampler.current();
   const timeline = [];
   const deadline = Date.now() + timeoutSeconds * 1000;
+  const cpu0 = cpuSnapshot(server.pid());
   const t0 = process.hrtime.bigint();
   let finished = false;
   let lastLog = 0;
@@ -400,6 +402,7 @@ export async function billingRun(ctx, { auth, N, mode, timeoutSeconds, pollMs })
     finished = true;
   }
   const runMs = msSince(t0);
+  const cpu = cpuDelta(cpu0, cpuSnapshot(server.pid()));
   await progress;
   const final = await sampleProgress().catch(() => null);
   const memory = sampler.stop();
@@ -424,6 +427,7 @@ export async function billingRun(ctx, { auth, N, mode, timeoutSeconds, pollMs })
   return {
     run,
     runMs,
+    cpu,
     timeline,
     numbering,
     final,
@@ -474,7 +478,7 @@ export const billingSection = {
     log(`billing: seeded in ${seed.seconds.toFixed(1)} s: ${JSON.stringify(seed)}; server restarted`);
 
     // 3. The run, with progress and memory sampled alongside.
-    const { run, runMs, timeline, numbering, memory, final } = await billingRun(ctx, { auth: template.auth, N, mode: cfg.mode, timeoutSeconds: cfg.timeoutSeconds, pollMs: cfg.pollMs });
+    const { run, runMs, cpu, timeline, numbering, memory, final } = await billingRun(ctx, { auth: template.auth, N, mode: cfg.mode, timeoutSeconds: cfg.timeoutSeconds, pollMs: cfg.pollMs });
 
     // 4. The check, with the server stopped again (then started for any later section).
     let check;
@@ -491,6 +495,9 @@ export const billingSection = {
       mode: cfg.mode,
       runSeconds: runMs / 1000,
       invoicesPerSecond: run.invoicesCreated / (runMs / 1000),
+      // CPU the server's workerd spent during the run, per invoice, and what other processes used
+      // meanwhile (a busy machine stretches the wall time, hardly the CPU).
+      cpu: { workerdSeconds: cpu.workerd, msPerInvoice: (cpu.workerd * 1000) / Math.max(1, run.invoicesCreated), othersSeconds: cpu.others },
       run: { id: run.id, status: run.status, itemsBilled: run.itemsBilled, invoicesCreated: run.invoicesCreated, errors: run.errors, lastError: run.lastError },
       numbering,
       memory,
@@ -518,6 +525,9 @@ export const billingSection = {
       { title: 'invoices/s', value: (r) => r.invoicesPerSecond, digits: 1 },
       { title: 'all numbered s', value: (r) => r.numbering.allNumberedSeconds, digits: 1 },
       { title: 'numbered/s', value: (r) => r.numbering.perSecond, digits: 1 },
+      { title: 'workerd CPU s', value: (r) => r.cpu.workerdSeconds, digits: 1 },
+      { title: 'CPU ms/invoice', value: (r) => r.cpu.msPerInvoice, digits: 2 },
+      { title: 'others CPU s', value: (r) => r.cpu.othersSeconds, digits: 1 },
       { title: 'max drafts', value: (r) => r.numbering.maxDraftsSeen },
       { title: 'API stall s', value: (r) => r.numbering.maxApiStallSeconds, digits: 1 },
       { title: 'RSS before MB', value: (r) => r.memory.rssBeforeMb, digits: 0 },

@@ -63,20 +63,8 @@ export function insertRows<T extends SQLiteTable, R extends BatchItem<'sqlite'> 
 /** UTF-16 units of JSON per statement: at most 3 bytes each in UTF-8, below D1's 1 MB per bound value. */
 export const MAX_JSON_UNITS = 300_000;
 
-/**
- * A JSON column's value serialized by the caller (an object or array): a billing chunk writes the
- * same invoice document into several events and serializes it once, not once per event. In a JSON
- * row it travels as JSON, not as a string holding JSON, so it is not escaped a second time.
- */
-export class EncodedJson {
-  constructor(readonly text: string) {
-    if (text[0] !== '{' && text[0] !== '[') throw new Error('EncodedJson holds an object or an array');
-  }
-}
-
 /** A value as its column stores it (booleans 0/1, JSON as text); a missing one takes the column's default, else NULL. */
 export function driverValue(column: SQLiteColumn, value: unknown): unknown {
-  if (value instanceof EncodedJson) return value.text;
   if (value === undefined) {
     const fallback = column.defaultFn ? column.defaultFn() : column.default;
     if (fallback === undefined || is(fallback, SQL)) return null;
@@ -121,9 +109,7 @@ export function insertJsonRows<T extends SQLiteTable>(
   const picks = sql.raw(columns.map((_, i) => `json_extract(value, '$[${i}]')`).join(', '));
   // `WHERE true` keeps SQLite from reading ON CONFLICT as part of the SELECT's join.
   const conflict = options.ignoreConflicts ? sql.raw(' WHERE true ON CONFLICT DO NOTHING') : sql.raw('');
-  // json_extract gives an object or array element as its JSON text, which is what a JSON column stores.
-  const encodeValue = (column: SQLiteColumn, value: unknown) => (value instanceof EncodedJson ? value.text : JSON.stringify(driverValue(column, value)) ?? 'null');
-  const encoded = rows.map((row) => `[${columns.map(([key, column]) => encodeValue(column, (row as Record<string, unknown>)[key])).join(',')}]`);
+  const encoded = rows.map((row) => JSON.stringify(columns.map(([key, column]) => driverValue(column, (row as Record<string, unknown>)[key]))));
   return jsonChunks(encoded, options.maxUnits).map(({ json }) =>
     rawStatement(db, sql`INSERT INTO ${sql.raw(`"${getTableName(table)}"`)} (${names}) SELECT ${picks} FROM json_each(${json})${conflict}`),
   );

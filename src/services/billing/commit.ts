@@ -5,13 +5,14 @@
 // the rows travel as one JSON parameter each (docs/decisions.md, Invoices and billing). A rerun, an
 // overlapping run or a retry after a crash cannot bill anything twice: the second attempt at a
 // ledger key fails its whole batch.
-import { and, eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { PlannedLine } from '../../billing/plan';
-import { inJson, isUniqueViolation, rawStatement, runBatch } from '../../db/client';
-import { EncodedJson, insertJsonRows } from '../../db/insert';
-import { appliedDiscounts, billingLedger, events, invoicePositions, invoices, itemChanges, subscriptions } from '../../db/schema';
+import { isUniqueViolation, rawStatement, runBatch, tenantRowsById } from '../../db/client';
+import { insertJsonRows } from '../../db/insert';
+import { appliedDiscounts, billingLedger, invoicePositions, invoices, itemChanges, subscriptions } from '../../db/schema';
 import { EVENT_VERSION, type EventType } from '../../events/catalogue';
+import { insertEventGroups, type EventGroup } from '../../events/outbox';
 import { newId } from '../../lib/ids';
 import type { ServiceContext } from '../context';
 import { finalizationRequest } from '../invoices/finalize';
@@ -31,7 +32,6 @@ export interface BillResult {
 }
 
 type LedgerRow = typeof billingLedger.$inferInsert;
-type EventRow = typeof events.$inferInsert;
 
 /** What one composed billing writes, as rows: the same shape for one unit and for a run's chunk. */
 export interface BilledRows {
@@ -46,13 +46,14 @@ export interface BilledRows {
   discountIds: string[];
   /** Subscriptions billed (their lastBillingAt moves, a recorded failure is over). */
   subscriptionIds: string[];
-  events: EventRow[];
+  events: EventGroup[];
 }
 
 const iso = (d: Date) => d.toISOString();
 
-function event(ctx: ServiceContext, type: EventType, resourceId: string, data: unknown, now: Date): EventRow {
-  return { id: newId(), tenantId: ctx.tenant.id, type, version: EVENT_VERSION, resourceId, data, createdAt: iso(now) };
+/** Events of `types` that carry the same document. */
+function eventGroup(data: unknown, types: EventType[], resourceId: string, now: Date): EventGroup {
+  return { data, events: types.map((type) => ({ id: newId(), type, version: EVENT_VERSION, resourceId, createdAt: iso(now) })) };
 }
 
 /** The items' last billed period: the latest line of each item that moves billing on. */
@@ -86,10 +87,9 @@ export function billedRows(ctx: ServiceContext, composed: Composed, asOf: Date):
   if (composed.skipOnly) return { invoice: null, positions: [], discountIds: [], subscriptionIds: [], events: [], ...base };
   const { row, resource, planned, approval } = composed;
   const rowEvents = planned.map(({ agg, lines: own }) =>
-    event(ctx, 'subscription.billed', agg.row.id, { subscriptionId: agg.row.id, invoiceId: row.id, lines: own.length, asOf: iso(asOf) }, now),
+    eventGroup({ subscriptionId: agg.row.id, invoiceId: row.id, lines: own.length, asOf: iso(asOf) }, ['subscription.billed'], agg.row.id, now),
   );
-  rowEvents.push(event(ctx, 'invoice.created', row.id, resource, now));
-  if (approval) rowEvents.push(event(ctx, 'invoice.requires_approval', row.id, resource, now));
+  rowEvents.push(eventGroup(resource, approval ? ['invoice.created', 'invoice.requires_approval'] : ['invoice.created'], row.id, now));
   return {
     invoice: row,
     positions: composed.positions,
@@ -102,21 +102,21 @@ export function billedRows(ctx: ServiceContext, composed: Composed, asOf: Date):
 
 /**
  * A billed unit as finalized with its number: the row with the finalization's columns, and the
- * finalization's events with the number filled in. Each event document is serialized once
- * (the finalization's events share one), with the number put into the text.
+ * finalization's events with the number filled in. Their document is serialized once for all of
+ * them, with the number put into the text.
  */
 export function numberedRows(rows: BilledRows, request: FinalizeRequest, number: { number: string; numberSeq: number }): BilledRows {
-  const encoded = new Map<unknown, EncodedJson>();
+  const groups = new Map<unknown, EventGroup>();
   const filled = JSON.stringify(number.number);
-  const numberedEvents = request.events.map((e): EventRow => {
-    let data = encoded.get(e.data);
-    if (!data) encoded.set(e.data, (data = new EncodedJson(JSON.stringify(e.data).replaceAll('"{number}"', filled))));
-    return { id: e.id, tenantId: request.tenantId, type: e.type, version: e.version, resourceId: e.resourceId, data, createdAt: e.createdAt };
-  });
+  for (const e of request.events) {
+    let group = groups.get(e.data);
+    if (!group) groups.set(e.data, (group = { data: JSON.stringify(e.data).replaceAll('"{number}"', filled), events: [] }));
+    group.events.push({ id: e.id, type: e.type, version: e.version, resourceId: e.resourceId, createdAt: e.createdAt });
+  }
   return {
     ...rows,
     invoice: { ...rows.invoice!, ...(request.set as Partial<InvoiceRow>), number: number.number, numberSeq: number.numberSeq },
-    events: [...rows.events, ...numberedEvents],
+    events: [...rows.events, ...groups.values()],
   };
 }
 
@@ -134,13 +134,14 @@ export function billingStatements(ctx: ServiceContext, units: readonly BilledRow
     statements.push(
       rawStatement(
         ctx.db,
+        // `+tenant_id`: SQLite would otherwise walk all the tenant's items once per JSON row (see tenantRowsById).
         sql`UPDATE subscription_items SET last_billed_from = json_extract(j.value, '$[1]'), last_billed_to = json_extract(j.value, '$[2]'), last_billed_at = ${iso(now)}
-          FROM json_each(${JSON.stringify(periods)}) AS j WHERE subscription_items.tenant_id = ${t} AND subscription_items.id = json_extract(j.value, '$[0]')`,
+          FROM json_each(${JSON.stringify(periods)}) AS j WHERE +subscription_items.tenant_id = ${t} AND subscription_items.id = json_extract(j.value, '$[0]')`,
       ),
     );
   }
   const changeIds = all((u) => u.changeIds);
-  if (changeIds.length) statements.push(ctx.db.update(itemChanges).set({ billedAt: iso(now) }).where(and(eq(itemChanges.tenantId, t), inJson(itemChanges.id, changeIds))));
+  if (changeIds.length) statements.push(ctx.db.update(itemChanges).set({ billedAt: iso(now) }).where(tenantRowsById(itemChanges, t, changeIds)));
   const discountIds = all((u) => u.discountIds);
   if (discountIds.length) {
     const ids = JSON.stringify(discountIds);
@@ -148,14 +149,14 @@ export function billingStatements(ctx: ServiceContext, units: readonly BilledRow
       ctx.db
         .update(appliedDiscounts)
         .set({ appliedIntervals: sql`${appliedDiscounts.appliedIntervals} + (SELECT count(*) FROM json_each(${ids}) WHERE value = ${appliedDiscounts.id})` })
-        .where(and(eq(appliedDiscounts.tenantId, t), inJson(appliedDiscounts.id, discountIds))),
+        .where(tenantRowsById(appliedDiscounts, t, discountIds)),
     );
   }
   const subscriptionIds = all((u) => u.subscriptionIds);
   if (subscriptionIds.length) {
-    statements.push(ctx.db.update(subscriptions).set({ lastBillingAt: iso(now), ...CLEARED_FAILURE }).where(and(eq(subscriptions.tenantId, t), inJson(subscriptions.id, subscriptionIds))));
+    statements.push(ctx.db.update(subscriptions).set({ lastBillingAt: iso(now), ...CLEARED_FAILURE }).where(tenantRowsById(subscriptions, t, subscriptionIds)));
   }
-  statements.push(...insertJsonRows(ctx.db, events, all((u) => u.events)));
+  statements.push(...insertEventGroups(ctx.db, t, all((u) => u.events)));
   return statements;
 }
 
