@@ -1,8 +1,8 @@
 import { and, asc, eq, isNull, lte, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { createDb, inJson, type Db, runBatch } from '../db/client';
-import { insertRows } from '../db/insert';
-import { events, tenants, webhookDeliveries, webhooks } from '../db/schema';
+import { insertJsonRows } from '../db/insert';
+import { eventDocuments, events, tenants, webhookDeliveries, webhooks } from '../db/schema';
 import type { Env, EventMessage } from '../env';
 import { systemNow } from '../lib/clock';
 import { newId } from '../lib/ids';
@@ -14,7 +14,8 @@ import { signatureHeaders } from './signing';
 /** A queue message may be delayed by at most 12 hours; longer waits are left to the cron sweeper. */
 const MAX_QUEUE_DELAY_SECONDS = 12 * 3600;
 export const DELIVERY_TIMEOUT_MS = 10_000;
-const PUBLISH_BATCH = 200;
+/** Events one publish moves to deliveries (their ids and types only: the documents stay in D1). */
+const PUBLISH_BATCH = 1000;
 
 type EventRow = typeof events.$inferSelect;
 type WebhookRow = typeof webhooks.$inferSelect;
@@ -38,7 +39,7 @@ export async function publishOutbox(env: Env, tenantId?: string): Promise<number
     if (!any) return 0;
   }
   const pending = await db
-    .select()
+    .select({ id: events.id, tenantId: events.tenantId, type: events.type })
     .from(events)
     .where(and(isNull(events.publishedAt), tenantId ? eq(events.tenantId, tenantId) : undefined))
     .orderBy(asc(events.createdAt), asc(events.id))
@@ -49,7 +50,7 @@ export async function publishOutbox(env: Env, tenantId?: string): Promise<number
     .select()
     .from(webhooks)
     .where(and(inJson(webhooks.tenantId, tenantIds), eq(webhooks.enabled, true)));
-  const deliveries = pending.flatMap((e: EventRow) =>
+  const deliveries = pending.flatMap((e) =>
     hooks
       .filter((w) => w.tenantId === e.tenantId && subscribed(w, e.type))
       .map((w) => ({
@@ -69,7 +70,7 @@ export async function publishOutbox(env: Env, tenantId?: string): Promise<number
       })),
   );
   const statements: BatchItem<'sqlite'>[] = [
-    ...insertRows(db, webhookDeliveries, deliveries, { finish: (q) => q.onConflictDoNothing() }),
+    ...insertJsonRows(db, webhookDeliveries, deliveries, { ignoreConflicts: true }),
     db.update(events).set({ publishedAt: now }).where(inJson(events.id, pending.map((e) => e.id))),
   ];
   await runBatch(db, statements);
@@ -81,6 +82,17 @@ async function enqueue(env: Env, messages: EventMessage[], delaySeconds = 0) {
   for (let i = 0; i < messages.length; i += 100) {
     await env.EVENTS.sendBatch(messages.slice(i, i + 100).map((body) => ({ body, delaySeconds })));
   }
+}
+
+/** An event with its document (its own, or the one it shares with other events). */
+async function loadEvent(db: Db, id: string): Promise<EventRow | undefined> {
+  const row = await db
+    .select({ event: events, shared: eventDocuments.data })
+    .from(events)
+    .leftJoin(eventDocuments, eq(eventDocuments.id, events.documentId))
+    .where(eq(events.id, id))
+    .get();
+  return row && { ...row.event, data: row.event.data ?? row.shared };
 }
 
 /**
@@ -116,7 +128,7 @@ export async function attemptDelivery(env: Env, deliveryId: string, random = Mat
   }
   const [webhook, event, tenant] = await Promise.all([
     db.select().from(webhooks).where(eq(webhooks.id, delivery.webhookId)).get(),
-    db.select().from(events).where(eq(events.id, delivery.eventId)).get(),
+    loadEvent(db, delivery.eventId),
     db.select({ mode: tenants.mode }).from(tenants).where(eq(tenants.id, delivery.tenantId)).get(),
   ]);
   const claimed = await db

@@ -9,7 +9,13 @@ export const events = sqliteTable(
     type: text('type').notNull(),
     version: text('version').notNull(),
     resourceId: text('resource_id'),
-    data: text('data', { mode: 'json' }).notNull(),
+    /** The event's document; null when it is shared with other events (`documentId`). */
+    data: text('data', { mode: 'json' }),
+    /**
+     * The document in `event_documents`, stored once for all the events that carry it (a billed
+     * invoice is finalized, unpaid and has its files requested with the same document).
+     */
+    documentId: text('document_id'),
     createdAt: text('created_at').notNull(),
     publishedAt: text('published_at'),
   },
@@ -17,6 +23,18 @@ export const events = sqliteTable(
     index('events_tenant_idx').on(t.tenantId, t.createdAt),
     index('events_unpublished_idx').on(t.publishedAt, t.createdAt),
   ],
+);
+
+/** Documents shared by several events (see `events.documentId`); written in the same batch as they are. */
+export const eventDocuments = sqliteTable(
+  'event_documents',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    data: text('data', { mode: 'json' }).notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [index('event_documents_tenant_idx').on(t.tenantId, t.createdAt)],
 );
 
 export const webhooks = sqliteTable(
