@@ -50,11 +50,12 @@ export interface Env {
   PAYMENT_COLLECTION?: string;
 }
 
-/** A queue message: one webhook delivery to attempt. */
-export interface EventMessage {
-  deliveryId: string;
-  tenantId: string;
-}
+/**
+ * A queue message: webhook deliveries to attempt, in order — those of one webhook, published
+ * together (up to 100), or one delivery (a retry, a redelivery, a message from before batching).
+ */
+export type EventMessage = { tenantId: string } & ({ deliveryIds: string[] } | { deliveryId: string });
+
 
 /** A queue message: collect one finalized invoice through its automatic payment method (one attempt). */
 export interface PaymentJob {

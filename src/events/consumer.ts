@@ -1,6 +1,13 @@
 import type { Env, EventMessage } from '../env';
-import { attemptInOrder, recordDeadLetters } from './delivery';
+import { attemptDelivery, attemptInOrder, recordDeadLetters } from './delivery';
 import { logError } from '../lib/log';
+
+/** The deliveries a message names, in order; none when it is malformed. */
+export function deliveriesOf(message: unknown): string[] {
+  const body = message as { deliveryIds?: unknown; deliveryId?: unknown } | null;
+  if (Array.isArray(body?.deliveryIds)) return body.deliveryIds.filter((id): id is string => typeof id === 'string');
+  return typeof body?.deliveryId === 'string' ? [body.deliveryId] : [];
+}
 
 /** The dead-letter queue's name (wrangler.toml): its messages are recorded, never dropped. */
 export const DEAD_LETTER_QUEUE = 'edge-billing-events-dlq';
@@ -12,17 +19,19 @@ export const DEAD_LETTER_QUEUE = 'edge-billing-events-dlq';
  */
 export async function consumeEvents(batch: MessageBatch<EventMessage>, env: Env): Promise<void> {
   if (batch.queue === DEAD_LETTER_QUEUE) {
-    await recordDeadLetters(env, batch.messages.map((m) => m.body?.deliveryId).filter((id): id is string => typeof id === 'string'));
+    await recordDeadLetters(env, batch.messages.flatMap((m) => deliveriesOf(m.body)));
     for (const m of batch.messages) m.ack();
     return;
   }
-  // In order: one webhook's deliveries of a batch go out in the order they were published.
+  // In order: one webhook's deliveries of a batch go out in the order they were published. A
+  // message's deliveries are in that order already; the first one brings up any earlier ones left over.
   for (const message of batch.messages) {
+    const ids = deliveriesOf(message.body);
     try {
-      if (typeof message.body?.deliveryId === 'string') await attemptInOrder(env, message.body.deliveryId);
+      for (const [i, id] of ids.entries()) await (i === 0 ? attemptInOrder(env, id) : attemptDelivery(env, id));
       message.ack();
     } catch (err) {
-      logError({ queue: batch.queue, deliveryId: message.body?.deliveryId }, err);
+      logError({ queue: batch.queue, deliveries: ids.length, firstDeliveryId: ids[0] }, err);
       message.retry();
     }
   }

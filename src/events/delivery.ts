@@ -15,7 +15,7 @@ import { signatureHeaders } from './signing';
 const MAX_QUEUE_DELAY_SECONDS = 12 * 3600;
 export const DELIVERY_TIMEOUT_MS = 10_000;
 /** Events one publish moves to deliveries (their ids and types only: the documents stay in D1). */
-const PUBLISH_BATCH = 1000;
+export const PUBLISH_BATCH = 1000;
 
 type EventRow = typeof events.$inferSelect;
 type WebhookRow = typeof webhooks.$inferSelect;
@@ -74,8 +74,26 @@ export async function publishOutbox(env: Env, tenantId?: string): Promise<number
     db.update(events).set({ publishedAt: now }).where(inJson(events.id, pending.map((e) => e.id))),
   ];
   await runBatch(db, statements);
-  await enqueue(env, deliveries.map((d) => ({ deliveryId: d.id, tenantId: d.tenantId })));
+  await enqueue(env, deliveryMessages(deliveries));
   return pending.length;
+}
+
+/** Deliveries a message names at most: a billing run publishes thousands of events at a time. */
+const DELIVERIES_PER_MESSAGE = 100;
+
+/** One message per webhook and up to 100 of its deliveries, in the order they were published. */
+function deliveryMessages(deliveries: readonly { id: string; tenantId: string; webhookId: string }[]): EventMessage[] {
+  const byWebhook = new Map<string, { tenantId: string; ids: string[] }>();
+  for (const d of deliveries) {
+    const group = byWebhook.get(d.webhookId) ?? { tenantId: d.tenantId, ids: [] };
+    group.ids.push(d.id);
+    byWebhook.set(d.webhookId, group);
+  }
+  const messages: EventMessage[] = [];
+  for (const { tenantId, ids } of byWebhook.values()) {
+    for (let i = 0; i < ids.length; i += DELIVERIES_PER_MESSAGE) messages.push({ tenantId, deliveryIds: ids.slice(i, i + DELIVERIES_PER_MESSAGE) });
+  }
+  return messages;
 }
 
 async function enqueue(env: Env, messages: EventMessage[], delaySeconds = 0) {
@@ -229,7 +247,7 @@ async function finish(db: Db, id: string, status: 'delivered' | 'failed', code: 
 /** Re-enqueues a delivery for its next attempt; waits beyond the queue's 12 h are left to the sweeper. */
 async function scheduleNext(env: Env, deliveryId: string, tenantId: string, at: Date) {
   const seconds = Math.max(0, Math.ceil((at.getTime() - systemNow().getTime()) / 1000));
-  if (seconds <= MAX_QUEUE_DELAY_SECONDS) await enqueue(env, [{ deliveryId, tenantId }], seconds);
+  if (seconds <= MAX_QUEUE_DELAY_SECONDS) await enqueue(env, [{ deliveryIds: [deliveryId], tenantId }], seconds);
 }
 
 /**
@@ -245,7 +263,7 @@ export async function sweepDeliveries(env: Env): Promise<{ published: number; re
     .from(webhookDeliveries)
     .where(and(eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, systemNow().toISOString())))
     .limit(1000);
-  await enqueue(env, due.map((d) => ({ deliveryId: d.id, tenantId: d.tenantId })));
+  await enqueue(env, due.map((d) => ({ deliveryIds: [d.id], tenantId: d.tenantId })));
   return { published, requeued: due.length };
 }
 

@@ -16,6 +16,7 @@ import { preloadChunk, type BillingPreload } from './inputs';
 import { billChunk } from './bulk';
 import type { SubscriptionRow } from '../subscriptions/aggregate';
 import { logError, safeErrorMessage } from '../../lib/log';
+import { PUBLISH_BATCH, publishOutbox } from '../../events/delivery';
 
 type RunRow = typeof billingRuns.$inferSelect;
 
@@ -155,6 +156,7 @@ export async function continueRun(ctx: ServiceContext, run: RunRow, cursor: stri
       renderDelaySeconds: billingRenderDelay(ctx.env),
       collect: [...bulk.collectable, ...alone],
     });
+    await publishRunEvents(ctx);
     tm('after', t0);
     next = chunk.length < size ? null : chunk[chunk.length - 1]!.id;
     if (next === null) console.warn('TIMINGS', JSON.stringify(T));
@@ -171,6 +173,19 @@ export async function continueRun(ctx: ServiceContext, run: RunRow, cursor: stri
     })
     .where(and(eq(billingRuns.tenantId, ctx.tenant.id), eq(billingRuns.id, run.id)));
   return next;
+}
+
+/**
+ * The chunk's events go to the tenant's webhooks now (deliveries written and queued), not at the
+ * next sweep: a chunk writes about five events per invoice, a publish takes a thousand. Bounded,
+ * so a backlog from elsewhere cannot hold the run; the sweeper takes what is left.
+ */
+async function publishRunEvents(ctx: ServiceContext) {
+  try {
+    for (let i = 0; i < 8 && (await publishOutbox(ctx.env, ctx.tenant.id)) === PUBLISH_BATCH; i++);
+  } catch (err) {
+    logError({ job: 'publish', tenantId: ctx.tenant.id }, err);
+  }
 }
 
 /**
