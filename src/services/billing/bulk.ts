@@ -45,7 +45,6 @@ export async function billChunk(ctx: ServiceContext, chunk: SubscriptionRow[], p
   const finalizeBlock = ctx.numbering.finalizeBlock;
   if (!finalizeBlock) return { ...out, oneByOne: chunk };
   const ready: Ready[] = [];
-  const c0 = performance.now();
   for (const row of chunk) {
     if (!billsAlone(row, preload)) {
       out.oneByOne.push(row);
@@ -64,9 +63,6 @@ export async function billChunk(ctx: ServiceContext, chunk: SubscriptionRow[], p
       out.failed.push({ row, err });
     }
   }
-  const T = (globalThis as any).__t ??= {};
-  T.compose = (T.compose ?? 0) + (performance.now() - c0);
-  const b0 = performance.now();
   if (ready.length === 0) return out;
   const numbered = ready.filter((r): r is Ready & { request: FinalizeRequest } => r.request !== null);
   const now = ctx.now;
@@ -85,7 +81,6 @@ export async function billChunk(ctx: ServiceContext, chunk: SubscriptionRow[], p
     logError({ job: 'billing-chunk', tenantId: ctx.tenant.id, subscriptions: chunk.length }, err);
     return 'already_billed' as const;
   });
-  T.batch = (T.batch ?? 0) + (performance.now() - b0);
   if (outcome === 'already_billed') return { ...out, oneByOne: [...out.oneByOne, ...ready.map((r) => r.row)] };
   for (const { composed } of ready) {
     out.items += composed.lines.length;

@@ -132,18 +132,12 @@ export async function continueRun(ctx: ServiceContext, run: RunRow, cursor: stri
   let next: string | null = cursor;
   for (let chunks = 0; next !== null && chunks < budget.chunks && clock() - started < budget.ms; chunks++) {
     if (chunks > 0) await yieldToRequests();
-    const T = (globalThis as any).__t ??= {};
-    const tm = (k: string, t0: number) => (T[k] = (T[k] ?? 0) + (performance.now() - t0));
-    let t0 = performance.now();
     const chunk = await candidateSubscriptions(ctx, next, size);
-    tm('candidates', t0); t0 = performance.now();
     // Should the chunk's read fail, each subscription reads for itself and records its own error.
     const preload = chunk.length ? await preloadChunk(ctx, chunk, asOf).catch(() => undefined) : undefined;
-    tm('preload', t0); t0 = performance.now();
     const bulk = preload
       ? await billChunk(ctx, chunk, preload, asOf, run.id)
       : { items: 0, invoices: 0, finalized: [], collectable: [], nothingDue: [], failed: [], oneByOne: chunk };
-    tm('billChunk', t0); t0 = performance.now();
     tally.items += bulk.items;
     tally.invoices += bulk.invoices;
     const alone: string[] = [];
@@ -157,9 +151,7 @@ export async function continueRun(ctx: ServiceContext, run: RunRow, cursor: stri
       collect: [...bulk.collectable, ...alone],
     });
     await publishRunEvents(ctx);
-    tm('after', t0);
     next = chunk.length < size ? null : chunk[chunk.length - 1]!.id;
-    if (next === null) console.warn('TIMINGS', JSON.stringify(T));
   }
   const { items, invoices, errors, lastError } = tally;
   await ctx.db
