@@ -1,5 +1,6 @@
 import type { Env, EventMessage } from '../env';
-import { attemptDelivery, attemptInOrder, recordDeadLetters } from './delivery';
+import { attemptInOrder } from './delivery';
+import { recordDeadLetters } from './publish';
 import { logError } from '../lib/log';
 
 /** The deliveries a message names, in order; none when it is malformed. */
@@ -28,7 +29,7 @@ export async function consumeEvents(batch: MessageBatch<EventMessage>, env: Env)
   for (const message of batch.messages) {
     const ids = deliveriesOf(message.body);
     try {
-      for (const [i, id] of ids.entries()) await (i === 0 ? attemptInOrder(env, id) : attemptDelivery(env, id));
+      await attemptInOrder(env, ids);
       message.ack();
     } catch (err) {
       logError({ queue: batch.queue, deliveries: ids.length, firstDeliveryId: ids[0] }, err);

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { publishOutbox } from '../../src/events/delivery';
+import { publishOutbox } from '../../src/events/publish';
 import { query } from '../support/api';
 
 describe('the outbox sweeper', () => {

@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import worker from '../../src/index';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it, vi } from 'vitest';
-import { publishOutbox } from '../../src/events/delivery';
+import { publishOutbox } from '../../src/events/publish';
 import { EVENT_CATALOGUE } from '../../src/events/catalogue';
 import { api, query, violations, type TestTenant } from '../support/api';
 import { createCustomer, createTenant, flatMonthlyFee, keyWith } from '../support/builders';

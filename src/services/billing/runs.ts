@@ -16,7 +16,7 @@ import { preloadChunk, type BillingPreload } from './inputs';
 import { billChunk } from './bulk';
 import type { SubscriptionRow } from '../subscriptions/aggregate';
 import { logError, safeErrorMessage } from '../../lib/log';
-import { PUBLISH_BATCH, publishOutbox } from '../../events/delivery';
+import { PUBLISH_BATCH, publishOutbox } from '../../events/publish';
 
 type RunRow = typeof billingRuns.$inferSelect;
 
