@@ -10,6 +10,7 @@ import { finalizationRequest } from '../invoices/finalize';
 import type { FinalizeRequest } from '../ports/numbering';
 import { runBatch } from '../../db/client';
 import { logError } from '../../lib/log';
+import { yieldToRequests } from '../../lib/yield';
 import { batchOrAlreadyBilled, billedRows, billingStatements, numberedRows, type BilledRows } from './commit';
 import { composeDue, type Composed } from './compose';
 import type { BillingPreload } from './inputs';
@@ -64,6 +65,7 @@ export async function billChunk(ctx: ServiceContext, chunk: SubscriptionRow[], p
     }
   }
   if (ready.length === 0) return out;
+  await yieldToRequests();
   const numbered = ready.filter((r): r is Ready & { request: FinalizeRequest } => r.request !== null);
   const now = ctx.now;
   const outcome = await batchOrAlreadyBilled(async () => {

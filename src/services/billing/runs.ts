@@ -16,6 +16,7 @@ import { preloadChunk, type BillingPreload } from './inputs';
 import { billChunk } from './bulk';
 import type { SubscriptionRow } from '../subscriptions/aggregate';
 import { logError, safeErrorMessage } from '../../lib/log';
+import { yieldToRequests } from '../../lib/yield';
 import { PUBLISH_BATCH, publishOutbox } from '../../events/publish';
 
 type RunRow = typeof billingRuns.$inferSelect;
@@ -135,6 +136,7 @@ export async function continueRun(ctx: ServiceContext, run: RunRow, cursor: stri
     const chunk = await candidateSubscriptions(ctx, next, size);
     // Should the chunk's read fail, each subscription reads for itself and records its own error.
     const preload = chunk.length ? await preloadChunk(ctx, chunk, asOf).catch(() => undefined) : undefined;
+    await yieldToRequests();
     const bulk = preload
       ? await billChunk(ctx, chunk, preload, asOf, run.id)
       : { items: 0, invoices: 0, finalized: [], collectable: [], nothingDue: [], failed: [], oneByOne: chunk };
@@ -150,6 +152,7 @@ export async function continueRun(ctx: ServiceContext, run: RunRow, cursor: stri
       renderDelaySeconds: billingRenderDelay(ctx.env),
       collect: [...bulk.collectable, ...alone],
     });
+    await yieldToRequests();
     await publishRunEvents(ctx);
     next = chunk.length < size ? null : chunk[chunk.length - 1]!.id;
   }
@@ -180,12 +183,6 @@ async function publishRunEvents(ctx: ServiceContext) {
   }
 }
 
-/**
- * Lets the isolate answer requests between chunks. Local workerd polls for new connections only
- * when nothing else is ready to run, and a run's D1 calls keep something ready all the time: a
- * timer makes the loop wait for a moment (docs/decisions.md, Invoices and billing: billing runs in bulk).
- */
-const yieldToRequests = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
 
 /** Billing drafts that need no approval but were not finalized (their run died in between). */
 export async function finalizeLeftDrafts(ctx: ServiceContext) {
