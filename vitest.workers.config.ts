@@ -24,8 +24,9 @@ export default defineProject({
           PAYMENT_SECRETS_KEY: 'dGVzdC1vbmx5LXBheW1lbnQtc2VjcmV0cy1rZXktMzI=',
           VAT_CHECKER: 'fake',
           FAKE_VIES_UNREGISTERED: 'DE811907980',
-          // One chunk (25 subscriptions) per invocation, so a test sees a run continue through alarms.
+          // One chunk of 25 subscriptions per invocation, so a test sees a run continue through alarms.
           BILLING_RUN_CHUNKS_PER_INVOCATION: '1',
+          BILLING_RUN_CHUNK_SIZE: '25',
           // A billing run's documents render at once, so a test sees them without waiting a minute.
           BILLING_RENDER_DELAY_SECONDS: '0',
         },

@@ -12,8 +12,12 @@
 //      sync  — PUT /test-clock to T0 + 1 day (the clock bills everything due before it answers);
 //      async — POST /billing-runs at T0 (the run continues through TenantObject alarms), polling
 //              GET /billing-runs/{id} until it is no longer running.
-//   While it runs, GET /invoices?limit=0 counts numbered (finalized) invoices about once a second and
-//   the RSS of the workerd process(es) under the harness's wrangler is sampled every 250 ms.
+//   While it runs, GET /invoices?limit=0 counts numbered (finalized) invoices about once a second,
+//   probes send GET /health and GET /customers/{id} every 100 ms each (their latency is what the API's
+//   users feel during a run), the RSS of the workerd process(es) under the harness's wrangler is
+//   sampled every 250 ms, and the workerd CPU is read before and after. A webhook of the tenant
+//   (BENCH_BILLING_WEBHOOK_EVENTS) points at a local receiver: at the run's end its deliveries are
+//   counted (published within the run), then the bench waits until the receiver has them all.
 //   4. the server is stopped once more for the check (SQL aggregates over the local D1): every
 //      subscription has exactly one invoice, all finalized, numbers 1..N distinct and consecutive.
 //
@@ -23,14 +27,19 @@
 //   BENCH_BILLING_MODE           sync | async (default: sync up to 20,000 subscriptions, else async)
 //   BENCH_BILLING_TIMEOUT_SECONDS  limit for the billing run (default max(1800, 0.06 × N))
 //   BENCH_BILLING_POLL_MS        progress poll interval (default 1000)
+//   BENCH_BILLING_WEBHOOK_EVENTS events the bench's webhook subscribes to, comma-separated (default
+//                                invoice.finalized; * for all; none for no webhook)
+//   BENCH_BILLING_DELIVERY_WAIT_SECONDS  how long to wait for the receiver after the run (default 900)
 //   BENCH_PROFILE=<file>         sync mode: CPU profile of the Worker during the run, summary in <file>,
 //                                the raw profile in <file>.cpuprofile (Chrome DevTools); BENCH_INSPECTOR_PORT (9339)
 
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BENCH_SHARD, d1Execute, envInt, http, memorySampler, msSince, printTable, sleep, localDatabase, sqlLiteral } from './lib.mjs';
+import { cpuDelta, cpuSnapshot } from './cpu.mjs';
 
 const log = (msg) => process.stderr.write(`bench: ${msg}\n`);
 const describe = (r) => `HTTP ${r.status} ${r.text.length > 500 ? r.text.slice(0, 500) + '…' : r.text}`;
@@ -52,7 +61,9 @@ function readBillingConfig() {
   if (!['sync', 'async'].includes(mode)) throw new Error(`BENCH_BILLING_MODE must be sync or async, got ${JSON.stringify(mode)}`);
   const timeoutSeconds = envInt('BENCH_BILLING_TIMEOUT_SECONDS', Math.max(1800, Math.ceil(subscriptions * 0.06)), 10);
   const pollMs = Math.floor(envInt('BENCH_BILLING_POLL_MS', 1000, 100));
-  return { subscriptions, mode, timeoutSeconds, pollMs };
+  const webhookEvents = (process.env.BENCH_BILLING_WEBHOOK_EVENTS ?? 'invoice.finalized').split(',').map((e) => e.trim()).filter(Boolean);
+  const deliveryWaitSeconds = envInt('BENCH_BILLING_DELIVERY_WAIT_SECONDS', 900, 0);
+  return { subscriptions, mode, timeoutSeconds, pollMs, webhookEvents: webhookEvents.includes('none') ? [] : webhookEvents, deliveryWaitSeconds };
 }
 
 /** Multi-row INSERTs of `rows` (objects with the same keys) into `table`, ROWS_PER_INSERT at a time. */
@@ -253,6 +264,59 @@ async function verify({ persistTo, cwd, signal, verbose }, tenantId, expected) {
   return { ...v, ok: failures.length === 0, failures };
 }
 
+/** A local webhook receiver that answers 200 at once and counts what it received. */
+export function webhookReceiver() {
+  let received = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received++;
+      res.writeHead(200).end('ok');
+    });
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        url: `http://localhost:${server.address().port}/hook`,
+        received: () => received,
+        close: () => new Promise((r) => server.close(() => r()) && server.closeAllConnections?.()),
+      }),
+    );
+  });
+}
+
+/**
+ * Requests sent at a steady pace while something else runs (one at a time per probe, every
+ * `everyMs`): what a user of the API feels during a billing run. stop() → { name, count, errors, p50, p99, max } per probe.
+ */
+function startProbes(ctx, probes, everyMs = 100) {
+  const { signal } = ctx;
+  let stopped = false;
+  const results = probes.map((p) => ({ name: p.name, latencies: [], errors: 0 }));
+  const loops = probes.map(async (p, i) => {
+    while (!stopped && !signal.aborted) {
+      const t0 = process.hrtime.bigint();
+      try {
+        const r = await http(ctx.url, 'GET', p.path, { headers: p.headers, signal, timeoutMs: 120_000 });
+        if (r.status !== 200) results[i].errors++;
+      } catch {
+        results[i].errors++;
+      }
+      results[i].latencies.push(msSince(t0));
+      await sleep(everyMs);
+    }
+  });
+  return async () => {
+    stopped = true;
+    await Promise.all(loops);
+    return results.map((r) => {
+      const sorted = [...r.latencies].sort((a, b) => a - b);
+      const at = (q) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? null;
+      return { name: r.name, count: sorted.length, errors: r.errors, p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1] ?? null };
+    });
+  };
+}
+
 /**
  * Step 1: a test-mode tenant of its own (other sections' subscriptions must not be billed in its
  * run), the catalogue, the test clock at T0 and ONE customer with an active subscription, all through
@@ -322,7 +386,7 @@ export async function seedFromTemplate(local, template, N) {
  * Returns { run, runMs, timeline, numbering, memory, final }; numbering.perSecond is set by the caller
  * after the check (finishNumbering).
  */
-export async function billingRun(ctx, { auth, N, mode, timeoutSeconds, pollMs }) {
+export async function billingRun(ctx, { auth, N, mode, timeoutSeconds, pollMs, probeCustomerId }) {
   const { signal } = ctx;
   const server = ctx.server;
   const call = async (method, path, body, opts = {}) => {
@@ -335,7 +399,12 @@ export async function billingRun(ctx, { auth, N, mode, timeoutSeconds, pollMs })
   const before = sampler.current();
   const timeline = [];
   const deadline = Date.now() + timeoutSeconds * 1000;
+  const cpu0 = cpuSnapshot(server.pid());
   const t0 = process.hrtime.bigint();
+  const stopProbes = startProbes(ctx, [
+    { name: 'GET /health', path: '/health' },
+    ...(probeCustomerId ? [{ name: 'GET /customers/{id}', path: `/customers/${probeCustomerId}`, headers: auth }] : []),
+  ]);
   let finished = false;
   let lastLog = 0;
   // Each poll waits as long as it must: the local workerd answers no request at all (not even
@@ -401,6 +470,8 @@ export async function billingRun(ctx, { auth, N, mode, timeoutSeconds, pollMs })
     finished = true;
   }
   const runMs = msSince(t0);
+  const cpu = cpuDelta(cpu0, cpuSnapshot(server.pid()));
+  const probes = await stopProbes();
   await progress;
   const final = await sampleProgress().catch(() => null);
   const memory = sampler.stop();
@@ -425,6 +496,8 @@ export async function billingRun(ctx, { auth, N, mode, timeoutSeconds, pollMs })
   return {
     run,
     runMs,
+    cpu,
+    probes,
     timeline,
     numbering,
     final,
@@ -447,6 +520,16 @@ export function finishNumbering(numbering, check, N) {
   return numbering;
 }
 
+/**
+ * Deliveries the run must have published: one per event of a subscribed type (the check counts the
+ * invoices; each finalized one is invoice.finalized, invoice.unpaid, invoice.created,
+ * invoice.pdf.generation_requested, and its subscription.billed).
+ */
+function expectedDeliveries(events, check) {
+  const perInvoice = { 'invoice.finalized': 1, 'invoice.unpaid': 1, 'invoice.created': 1, 'invoice.pdf.generation_requested': 1, 'subscription.billed': 1 };
+  return events.includes('*') ? check.invoices * 5 : events.reduce((n, e) => n + (perInvoice[e] ?? 0) * check.invoices, 0);
+}
+
 /** The clock facts of a run, for the report. */
 export const billingClock = (mode) => ({ t0: T0.toISOString(), seededStart: SEEDED_START.toISOString(), billedAt: mode === 'sync' ? SYNC_CLOCK.toISOString() : T0.toISOString() });
 
@@ -463,9 +546,12 @@ export const billingSection = {
     const N = cfg.subscriptions;
     log(`billing: ${N} subscriptions, ${cfg.mode} run, timeout ${cfg.timeoutSeconds} s`);
 
-    // 1. Catalogue, clock and the template through the API.
+    // 1. Catalogue, clock and the template through the API; the webhook to a local receiver.
     const template = await createBillingTemplate(ctx);
     const { tenantId } = template;
+    const receiver = cfg.webhookEvents.length ? await webhookReceiver() : null;
+    const webhook = receiver ? await template.call('POST', '/webhooks', { url: receiver.url, events: cfg.webhookEvents }) : null;
+    if (webhook) log(`billing: webhook ${webhook.id} for ${cfg.webhookEvents.join(', ')} → ${receiver.url}`);
 
     // 2. N-1 copies written straight into the local D1 while the dev server is stopped.
     let seed;
@@ -475,7 +561,35 @@ export const billingSection = {
     log(`billing: seeded in ${seed.seconds.toFixed(1)} s: ${JSON.stringify(seed)}; server restarted`);
 
     // 3. The run, with progress and memory sampled alongside.
-    const { run, runMs, timeline, numbering, memory, final } = await billingRun(ctx, { auth: template.auth, N, mode: cfg.mode, timeoutSeconds: cfg.timeoutSeconds, pollMs: cfg.pollMs });
+    const { run, runMs, cpu, probes, timeline, numbering, memory, final } = await billingRun(ctx, {
+      auth: template.auth,
+      N,
+      mode: cfg.mode,
+      timeoutSeconds: cfg.timeoutSeconds,
+      pollMs: cfg.pollMs,
+      probeCustomerId: template.customer.id,
+    });
+
+    // 3b. Webhooks: deliveries written by the run's end (published within the run), then delivered.
+    let webhooks = null;
+    if (webhook) {
+      const count = async () => (await template.call('GET', `/webhooks/${webhook.id}/deliveries?limit=0`, undefined, { timeoutMs: 120_000 })).meta.pagination.totalItems;
+      const publishedAtEnd = await count();
+      const t1 = process.hrtime.bigint();
+      const waitUntil = Date.now() + cfg.deliveryWaitSeconds * 1000;
+      let lastLog = Date.now();
+      while (receiver.received() < publishedAtEnd && Date.now() < waitUntil && !signal.aborted) {
+        await sleep(500);
+        if (Date.now() - lastLog > 10_000) {
+          lastLog = Date.now();
+          log(`  webhooks: ${receiver.received()}/${publishedAtEnd} delivered`);
+        }
+      }
+      const deliveredSeconds = msSince(t1) / 1000;
+      webhooks = { events: cfg.webhookEvents, publishedAtEnd, delivered: receiver.received(), deliveredSecondsAfterRun: receiver.received() >= publishedAtEnd ? deliveredSeconds : null };
+      log(`billing: webhooks: ${publishedAtEnd} deliveries published by the run's end, ${webhooks.delivered} received ${deliveredSeconds.toFixed(1)} s after it`);
+      await receiver.close();
+    }
 
     // 4. The check, with the server stopped again (then started for any later section).
     let check;
@@ -492,6 +606,11 @@ export const billingSection = {
       mode: cfg.mode,
       runSeconds: runMs / 1000,
       invoicesPerSecond: run.invoicesCreated / (runMs / 1000),
+      // CPU the server's workerd spent during the run, per invoice, and what other processes used
+      // meanwhile (a busy machine stretches the wall time, hardly the CPU).
+      cpu: { workerdSeconds: cpu.workerd, msPerInvoice: (cpu.workerd * 1000) / Math.max(1, run.invoicesCreated), othersSeconds: cpu.others },
+      probes,
+      webhooks,
       run: { id: run.id, status: run.status, itemsBilled: run.itemsBilled, invoicesCreated: run.invoicesCreated, errors: run.errors, lastError: run.lastError },
       numbering,
       memory,
@@ -502,7 +621,7 @@ export const billingSection = {
       setup: { seed, template: { customer: template.customer.id, subscription: template.subscription.id }, clock: billingClock(cfg.mode) },
       results: [result],
       timeline,
-      failed: check.ok && run.errors === 0 && run.status === 'completed' ? undefined : `billing check failed: ${[...check.failures, run.errors ? `${run.errors} run errors` : null, run.status !== 'completed' ? `run ${run.status}` : null].filter(Boolean).join('; ')}`,
+      failed: check.ok && run.errors === 0 && run.status === 'completed' && (!webhooks || webhooks.publishedAtEnd === expectedDeliveries(cfg.webhookEvents, check)) ? undefined : `billing check failed: ${[...check.failures, run.errors ? `${run.errors} run errors` : null, run.status !== 'completed' ? `run ${run.status}` : null].filter(Boolean).join('; ')}`,
     };
   },
 
@@ -519,6 +638,9 @@ export const billingSection = {
       { title: 'invoices/s', value: (r) => r.invoicesPerSecond, digits: 1 },
       { title: 'all numbered s', value: (r) => r.numbering.allNumberedSeconds, digits: 1 },
       { title: 'numbered/s', value: (r) => r.numbering.perSecond, digits: 1 },
+      { title: 'workerd CPU s', value: (r) => r.cpu.workerdSeconds, digits: 1 },
+      { title: 'CPU ms/invoice', value: (r) => r.cpu.msPerInvoice, digits: 2 },
+      { title: 'others CPU s', value: (r) => r.cpu.othersSeconds, digits: 1 },
       { title: 'max drafts', value: (r) => r.numbering.maxDraftsSeen },
       { title: 'API stall s', value: (r) => r.numbering.maxApiStallSeconds, digits: 1 },
       { title: 'RSS before MB', value: (r) => r.memory.rssBeforeMb, digits: 0 },
@@ -542,6 +664,16 @@ export const billingSection = {
           `Polls every ${n.pollMs} ms: ${n.pollsAnsweredMidRun} answered mid-run, at most ${n.maxDraftsSeen} draft(s) waiting for a number, ` +
           `longest wait for an answer ${n.maxApiStallSeconds.toFixed(1)} s (the local workerd answers nothing while a billing invocation runs)\n`,
       );
+      for (const p of r.probes ?? []) {
+        process.stdout.write(`  during the run: ${p.name} ${p.count} requests, ${p.errors} errors, p50 ${p.p50?.toFixed(1)} ms, p99 ${p.p99?.toFixed(1)} ms, max ${p.max?.toFixed(1)} ms\n`);
+      }
+      if (r.webhooks) {
+        const w = r.webhooks;
+        process.stdout.write(
+          `  webhooks (${w.events.join(', ')}): ${w.publishedAtEnd} deliveries published by the run's end; ${w.delivered} received, ` +
+            `${w.deliveredSecondsAfterRun === null ? 'not all' : `all ${w.deliveredSecondsAfterRun.toFixed(1)} s after the run`}\n`,
+        );
+      }
       process.stdout.write(
         `  workerd memory: ${r.memory.processes.map((p) => `pid ${p.pid} (entry ${p.entry ?? '?'}) peak RSS ${p.peakRssMb.toFixed(0)} MB, VmHWM ${p.hwmMb.toFixed(0)} MB`).join('; ')}\n`,
       );

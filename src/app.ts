@@ -3,7 +3,7 @@ import type { AppEnv } from './http/context';
 import { ApiError, renderProblem } from './http/errors';
 import { createRouter } from './http/openapi';
 import { bodyGuard, requestSetup } from './http/request';
-import { publishOutbox } from './events/delivery';
+import { publishOutbox } from './events/publish';
 import { routers } from './routes/index';
 import { checkoutPages } from './pages/checkout/routes';
 import type { Context } from 'hono';

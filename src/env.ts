@@ -25,8 +25,10 @@ export interface Env {
   /** `ecb` (production) or anything else for the built-in fixture feed. */
   RATE_SOURCE?: string;
   ACCESS_TOKEN_TTL_SECONDS?: string;
-  /** Chunks of 25 subscriptions a background billing run works per invocation (default 40). */
+  /** Chunks a background billing run works per invocation (see RUN_BUDGET in src/objects/tenant-object.ts). */
   BILLING_RUN_CHUNKS_PER_INVOCATION?: string;
+  /** Subscriptions per chunk of a billing run (default 250; src/services/billing/runs.ts). */
+  BILLING_RUN_CHUNK_SIZE?: string;
   REFRESH_TOKEN_TTL_SECONDS?: string;
   /**
    * `queue` (default): a finalized document is rendered by a job on the documents queue.
@@ -54,11 +56,12 @@ export interface Env {
   PAYMENT_COLLECTION?: string;
 }
 
-/** A queue message: one webhook delivery to attempt. */
-export interface EventMessage {
-  deliveryId: string;
-  tenantId: string;
-}
+/**
+ * A queue message: webhook deliveries to attempt, in order — those of one webhook, published
+ * together (up to 100), or one delivery (a retry, a redelivery, a message from before batching).
+ */
+export type EventMessage = { tenantId: string } & ({ deliveryIds: string[] } | { deliveryId: string });
+
 
 /** A queue message: collect one finalized invoice through its automatic payment method (one attempt). */
 export interface PaymentJob {

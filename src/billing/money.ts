@@ -131,13 +131,17 @@ export function formatMoney(amount: Decimal | string, currencyCode: string): Wir
   return { amount: formatDecimal(amount, currencyScale(currencyCode)), currencyCode };
 }
 
+/** 10^scale, made once per scale (currency scales are 0 to 4): billing converts every amount it writes. */
+const powers: Dec[] = [];
+const pow10 = (scale: number): Dec => (powers[scale] ??= new Dec(10).pow(scale));
+
 /** Converts an amount already at the currency's scale to integer minor units ("119.00" EUR → 11900n); throws if it needs rounding. */
 export function toMinorUnits(amount: Decimal | string, currencyCode: string): bigint {
   const scale = currencyScale(currencyCode);
   const d = toDec(amount);
   if (d.decimalPlaces() > scale)
     throw new RangeError(`${d.toString()} has more decimals than ${currencyCode} allows (${scale}); round it with roundMoney first.`);
-  return BigInt(d.times(new Dec(10).pow(scale)).toString());
+  return BigInt(d.times(pow10(scale)).toString());
 }
 
 /** Like `toMinorUnits`, as a JS integer for storage; throws when it is outside the safe-integer range. */
@@ -153,7 +157,7 @@ export function fromMinorUnits(minor: bigint | number, currencyCode: string): De
   if (typeof minor === 'number' && !Number.isSafeInteger(minor)) throw new RangeError(`Minor units must be a safe integer, got ${minor}.`);
   if (typeof minor !== 'number' && typeof minor !== 'bigint') throw new TypeError('Minor units must be a bigint or a safe integer.');
   if (minor.toString().replace('-', '').length > 36) throw new RangeError('Minor units have too many digits.');
-  const value = new Dec(minor.toString()).dividedBy(new Dec(10).pow(currencyScale(currencyCode)));
+  const value = new Dec(minor.toString()).dividedBy(pow10(currencyScale(currencyCode)));
   return value.isZero() ? new Dec(0) : value;
 }
 

@@ -5,7 +5,7 @@ import { carts, idempotencyKeys, invoices, subscriptions, tenants } from '../db/
 import { sweepSubscriptions } from '../services/subscriptions/sweep';
 import { importRates } from '../services/billing/exchange-rates';
 import { createServiceContext, platformPorts } from '../services/context';
-import { sweepDeliveries } from '../events/delivery';
+import { sweepDeliveries } from '../events/publish';
 import { sweepUnrendered } from '../services/documents/jobs';
 import { sweepUndeliveredDunning } from '../services/dunning/delivery';
 import { sweepAllCollections } from '../services/payments/collection-jobs';

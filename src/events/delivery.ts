@@ -1,99 +1,27 @@
-import { and, asc, eq, isNull, lte, sql, type SQL } from 'drizzle-orm';
+// Delivery: attempts of webhook deliveries, one webhook's in the order they were published, with
+// the retry schedule kept in D1 (docs/decisions.md, Events and webhooks). A queue message names up
+// to 100 deliveries; they are read, claimed and recorded in a few statements, and sent one after
+// the other.
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { inJson, type Db, runBatch } from '../db/client';
-import { settled, tenantDb, TenantMovingError, type ShardSweep } from '../db/directory';
-import { insertRows } from '../db/insert';
-import { events, tenants, webhookDeliveries, webhooks } from '../db/schema';
+import { runBatch, tenantRowsById, type Db } from '../db/client';
+import { tenantDb } from '../db/directory';
+import { eventDocuments, events, tenants, webhookDeliveries, webhooks } from '../db/schema';
 import type { Env, EventMessage } from '../env';
 import { systemNow } from '../lib/clock';
-import { newId } from '../lib/ids';
 import { outboundUrlRefusals } from '../lib/outbound-url';
 import { payloadVersion } from './catalogue';
+import { enqueue } from './publish';
 import { MAX_ATTEMPTS, retryDelaySeconds } from './retry';
 import { signatureHeaders } from './signing';
 
 /** A queue message may be delayed by at most 12 hours; longer waits are left to the cron sweeper. */
 const MAX_QUEUE_DELAY_SECONDS = 12 * 3600;
 export const DELIVERY_TIMEOUT_MS = 10_000;
-const PUBLISH_BATCH = 200;
 
 type EventRow = typeof events.$inferSelect;
+type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 type WebhookRow = typeof webhooks.$inferSelect;
-
-function subscribed(webhook: WebhookRow, type: string): boolean {
-  return webhook.enabled && (webhook.events.includes('*') || webhook.events.includes(type));
-}
-
-/**
- * Moves a tenant's outbox events to webhook deliveries, right after a write (and from the
- * TenantObject after billing). A tenant without webhooks has nothing to deliver; its events are
- * marked published by the sweeper, in bulk, instead of costing every write another batch.
- */
-export async function publishOutbox(env: Env, tenantId: string): Promise<number> {
-  const db = await tenantDb(env, tenantId);
-  if (!db) return 0;
-  const any = await db.select({ id: webhooks.id }).from(webhooks).where(and(eq(webhooks.tenantId, tenantId), eq(webhooks.enabled, true))).limit(1).get();
-  if (!any) return 0;
-  return publish(env, db, eq(events.tenantId, tenantId));
-}
-
-/** The sweeper's part of publishing: a batch of a shard's outbox, of every tenant not being moved. */
-export function publishShardOutbox(env: Env, sweep: ShardSweep): Promise<number> {
-  return publish(env, sweep.db, settled(sweep, events.tenantId));
-}
-
-/**
- * One event per enabled webhook that wants it becomes a delivery (UNIQUE per webhook and event, so
- * publishing twice is harmless), the events are marked published in the same batch, then a queue
- * message per delivery.
- */
-async function publish(env: Env, db: Db, which: SQL | undefined): Promise<number> {
-  const now = systemNow().toISOString();
-  const pending = await db
-    .select()
-    .from(events)
-    .where(and(isNull(events.publishedAt), which))
-    .orderBy(asc(events.createdAt), asc(events.id))
-    .limit(PUBLISH_BATCH);
-  if (pending.length === 0) return 0;
-  const tenantIds = [...new Set(pending.map((e) => e.tenantId))];
-  const hooks = await db
-    .select()
-    .from(webhooks)
-    .where(and(inJson(webhooks.tenantId, tenantIds), eq(webhooks.enabled, true)));
-  const deliveries = pending.flatMap((e: EventRow) =>
-    hooks
-      .filter((w) => w.tenantId === e.tenantId && subscribed(w, e.type))
-      .map((w) => ({
-        id: newId(),
-        tenantId: e.tenantId,
-        webhookId: w.id,
-        eventId: e.id,
-        eventType: e.type,
-        status: 'pending' as const,
-        attempts: 0,
-        lastResponseCode: null,
-        lastError: null,
-        nextAttemptAt: now,
-        lastAttemptAt: null,
-        deadLetteredAt: null,
-        createdAt: now,
-      })),
-  );
-  const statements: BatchItem<'sqlite'>[] = [
-    ...insertRows(db, webhookDeliveries, deliveries, { finish: (q) => q.onConflictDoNothing() }),
-    db.update(events).set({ publishedAt: now }).where(inJson(events.id, pending.map((e) => e.id))),
-  ];
-  await runBatch(db, statements);
-  await enqueue(env, deliveries.map((d) => ({ deliveryId: d.id, tenantId: d.tenantId })));
-  return pending.length;
-}
-
-async function enqueue(env: Env, messages: EventMessage[], delaySeconds = 0) {
-  for (let i = 0; i < messages.length; i += 100) {
-    await env.EVENTS.sendBatch(messages.slice(i, i + 100).map((body) => ({ body, delaySeconds })));
-  }
-}
 
 /**
  * The body a webhook receives: compact JSON, signed byte for byte. It is always `JSON.stringify` of
@@ -110,46 +38,58 @@ export function deliveryPayload(event: EventRow) {
 
 export type DeliveryOutcome = 'delivered' | 'retry' | 'failed' | 'skipped';
 
+/** A tenant's events with their documents (their own, or the one they share with other events), by id. */
+async function loadEvents(db: Db, tenantId: string, ids: string[]): Promise<Map<string, EventRow>> {
+  const rows = ids.length
+    ? await db
+        .select({ event: events, shared: eventDocuments.data })
+        .from(events)
+        .leftJoin(eventDocuments, eq(eventDocuments.id, events.documentId))
+        .where(tenantRowsById(events, tenantId, ids))
+    : [];
+  return new Map(rows.map((r) => [r.event.id, { ...r.event, data: r.event.data ?? r.shared }]));
+}
+
 /**
- * One attempt of a delivery: claims it (a guarded update on its attempt count, so a duplicate queue
- * message does nothing), checks the URL again, POSTs the signed payload with a 10 s timeout, and
- * records the result: 2xx delivered; 410 or a URL the policy refuses disables the webhook; anything
- * else is retried with backoff until the last attempt, after which the delivery fails and the
- * webhook's failure count rises.
+ * Claims deliveries for an attempt: a guarded update on each one's attempt count, so a duplicate
+ * queue message (or a second consumer) claims nothing already claimed. Returns the ids claimed.
+ * (`+status`: by primary key, not by walking every pending delivery once per JSON row.)
  */
-export async function attemptDelivery(env: Env, tenantId: string, deliveryId: string, random = Math.random): Promise<DeliveryOutcome> {
-  const db = await tenantDb(env, tenantId);
-  if (!db) return 'skipped';
-  const now = systemNow();
-  const delivery = await db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.tenantId, tenantId), eq(webhookDeliveries.id, deliveryId))).get();
-  if (!delivery || delivery.status !== 'pending') return 'skipped';
-  if (delivery.nextAttemptAt && delivery.nextAttemptAt > now.toISOString()) {
-    await scheduleNext(env, delivery.id, delivery.tenantId, new Date(delivery.nextAttemptAt));
-    return 'skipped';
-  }
-  const [webhook, event, tenant] = await Promise.all([
-    db.select().from(webhooks).where(eq(webhooks.id, delivery.webhookId)).get(),
-    db.select().from(events).where(eq(events.id, delivery.eventId)).get(),
-    db.select({ mode: tenants.mode }).from(tenants).where(eq(tenants.id, delivery.tenantId)).get(),
-  ]);
-  const claimed = await db
-    .update(webhookDeliveries)
-    .set({ attempts: delivery.attempts + 1, lastAttemptAt: now.toISOString() })
-    .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.status, 'pending'), eq(webhookDeliveries.attempts, delivery.attempts)))
-    .returning({ id: webhookDeliveries.id })
-    .get();
-  if (!claimed) return 'skipped';
-  const attempt = delivery.attempts + 1;
-  if (!webhook || !event || !webhook.enabled) {
-    await finish(db, delivery.id, 'failed', null, webhook ? 'webhook disabled' : 'webhook deleted');
-    return 'failed';
-  }
+async function claim(db: Db, due: DeliveryRow[], now: Date): Promise<Set<string>> {
+  if (due.length === 0) return new Set();
+  const rows = await db.all<{ id: string }>(
+    sql`UPDATE webhook_deliveries SET attempts = attempts + 1, last_attempt_at = ${now.toISOString()}
+      FROM json_each(${JSON.stringify(due.map((d) => [d.id, d.attempts]))}) AS j
+      WHERE webhook_deliveries.id = json_extract(j.value, '$[0]') AND webhook_deliveries.attempts = json_extract(j.value, '$[1]')
+        AND +webhook_deliveries.status = 'pending'
+      RETURNING webhook_deliveries.id AS id`,
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
+/** One delivery's outcome, as statements to record it and a queue message for its next attempt. */
+interface Recorded {
+  outcome: DeliveryOutcome;
+  statements: BatchItem<'sqlite'>[];
+  retryAt?: Date;
+}
+
+/** Sends one claimed delivery and decides what to record; the webhook is disabled in `webhook` too, for the deliveries after it. */
+async function send(db: Db, d: DeliveryRow, webhook: WebhookRow | undefined, event: EventRow | undefined, mode: 'live' | 'test', now: Date, random: () => number): Promise<Recorded> {
+  const finish = (status: 'delivered' | 'failed', code: number | null, error: string | null) =>
+    db.update(webhookDeliveries).set({ status, lastResponseCode: code, lastError: error, nextAttemptAt: null }).where(eq(webhookDeliveries.id, d.id));
+  // Fails the delivery and disables its webhook, saying why (a condition retrying cannot change).
+  const disable = (code: number | null, reason: string): Recorded => {
+    webhook!.enabled = false;
+    return {
+      outcome: 'failed',
+      statements: [finish('failed', code, reason), db.update(webhooks).set({ enabled: false, disabledReason: reason, updatedAt: now.toISOString() }).where(eq(webhooks.id, webhook!.id))],
+    };
+  };
+  if (!webhook || !event || !webhook.enabled) return { outcome: 'failed', statements: [finish('failed', null, webhook ? 'webhook disabled' : 'webhook deleted')] };
   // Checked again before sending (a URL stored before the policy, or by another path); never sent.
-  const refusals = outboundUrlRefusals(webhook.url, tenant?.mode ?? 'live');
-  if (refusals.length > 0) {
-    await disable(db, delivery.id, webhook.id, null, `url refused: ${refusals.map((r) => r.message).join(' ')}`, now);
-    return 'failed';
-  }
+  const refusals = outboundUrlRefusals(webhook.url, mode);
+  if (refusals.length > 0) return disable(null, `url refused: ${refusals.map((r) => r.message).join(' ')}`);
   const body = deliveryPayload(event);
   const secrets: [string, ...string[]] = [webhook.secret];
   if (webhook.previousSecret && webhook.previousSecretExpiresAt && webhook.previousSecretExpiresAt > now.toISOString()) secrets.push(webhook.previousSecret);
@@ -167,26 +107,68 @@ export async function attemptDelivery(env: Env, tenantId: string, deliveryId: st
   } catch (err) {
     error = (err as Error).name === 'TimeoutError' ? `timeout after ${DELIVERY_TIMEOUT_MS / 1000} s` : String((err as Error).message ?? err).slice(0, 300);
   }
-  if (status !== null && status >= 200 && status < 300) {
-    await finish(db, delivery.id, 'delivered', status, null);
-    return 'delivered';
-  }
-  if (status === 410) {
-    await disable(db, delivery.id, webhook.id, 410, 'receiver answered 410 Gone', now);
-    return 'failed';
-  }
+  if (status !== null && status >= 200 && status < 300) return { outcome: 'delivered', statements: [finish('delivered', status, null)] };
+  if (status === 410) return disable(410, 'receiver answered 410 Gone');
+  const attempt = d.attempts + 1;
   const delay = retryDelaySeconds(attempt, random());
   if (delay === null || attempt >= MAX_ATTEMPTS) {
-    await db.batch([
-      db.update(webhookDeliveries).set({ status: 'failed', lastResponseCode: status, lastError: error, nextAttemptAt: null }).where(eq(webhookDeliveries.id, delivery.id)),
-      db.update(webhooks).set({ failureCount: sql`${webhooks.failureCount} + 1` }).where(eq(webhooks.id, webhook.id)),
-    ]);
-    return 'failed';
+    return {
+      outcome: 'failed',
+      statements: [
+        db.update(webhookDeliveries).set({ status: 'failed', lastResponseCode: status, lastError: error, nextAttemptAt: null }).where(eq(webhookDeliveries.id, d.id)),
+        db.update(webhooks).set({ failureCount: sql`${webhooks.failureCount} + 1` }).where(eq(webhooks.id, webhook.id)),
+      ],
+    };
   }
   const next = new Date(now.getTime() + delay * 1000);
-  await db.update(webhookDeliveries).set({ lastResponseCode: status, lastError: error, nextAttemptAt: next.toISOString() }).where(eq(webhookDeliveries.id, delivery.id));
-  await scheduleNext(env, delivery.id, delivery.tenantId, next);
-  return 'retry';
+  return { outcome: 'retry', retryAt: next, statements: [db.update(webhookDeliveries).set({ lastResponseCode: status, lastError: error, nextAttemptAt: next.toISOString() }).where(eq(webhookDeliveries.id, d.id))] };
+}
+
+/**
+ * Attempts deliveries, in the order given: each is claimed (so a duplicate message does nothing),
+ * its URL checked again, the signed payload POSTed with a 10 s timeout, and the result recorded:
+ * 2xx delivered; 410 or a URL the policy refuses disables the webhook; anything else is retried
+ * with backoff until the last attempt, after which the delivery fails and the webhook's failure
+ * count rises. Reads, the claim and the records are a few statements for all of them.
+ */
+export async function attemptDeliveries(env: Env, tenantId: string, deliveryIds: readonly string[], random = Math.random): Promise<DeliveryOutcome[]> {
+  if (deliveryIds.length === 0) return [];
+  // The message names the tenant, whose shard holds its deliveries (docs/decisions.md, Tenancy and shards).
+  const db = await tenantDb(env, tenantId);
+  if (!db) return deliveryIds.map(() => 'skipped');
+  const now = systemNow();
+  const rows = new Map((await db.select().from(webhookDeliveries).where(tenantRowsById(webhookDeliveries, tenantId, [...deliveryIds]))).map((d) => [d.id, d]));
+  const pending = deliveryIds.map((id) => rows.get(id)).filter((d): d is DeliveryRow => d?.status === 'pending');
+  // One whose next attempt is not due yet goes back to the queue for then.
+  const early = pending.filter((d) => d.nextAttemptAt && d.nextAttemptAt > now.toISOString());
+  const due = pending.filter((d) => !early.includes(d));
+  const [hooks, eventRows, tenantRows, claimed] = await Promise.all([
+    due.length ? db.select().from(webhooks).where(tenantRowsById(webhooks, tenantId, [...new Set(due.map((d) => d.webhookId))])) : [],
+    loadEvents(db, tenantId, due.map((d) => d.eventId)),
+    due.length ? db.select({ id: tenants.id, mode: tenants.mode }).from(tenants).where(eq(tenants.id, tenantId)) : [],
+    claim(db, due, now),
+  ]);
+  const webhookById = new Map(hooks.map((w) => [w.id, w]));
+  const modeOf = new Map(tenantRows.map((t) => [t.id, t.mode]));
+  const outcomes = new Map<string, DeliveryOutcome>();
+  const statements: BatchItem<'sqlite'>[] = [];
+  const retries: { d: DeliveryRow; at: Date }[] = early.map((d) => ({ d, at: new Date(d.nextAttemptAt!) }));
+  for (const d of due) {
+    if (!claimed.has(d.id)) continue;
+    const recorded = await send(db, d, webhookById.get(d.webhookId), eventRows.get(d.eventId), modeOf.get(d.tenantId) ?? 'live', now, random);
+    outcomes.set(d.id, recorded.outcome);
+    statements.push(...recorded.statements);
+    if (recorded.retryAt) retries.push({ d, at: recorded.retryAt });
+  }
+  // A consumer that dies before this leaves claimed deliveries pending and due: the sweeper sends them again.
+  await runBatch(db, statements);
+  await scheduleRetries(env, retries, now);
+  return deliveryIds.map((id) => outcomes.get(id) ?? 'skipped');
+}
+
+/** One attempt of one delivery (a retry that came due, a test). */
+export async function attemptDelivery(env: Env, tenantId: string, deliveryId: string, random = Math.random): Promise<DeliveryOutcome> {
+  return (await attemptDeliveries(env, tenantId, [deliveryId], random))[0]!;
 }
 
 /**
@@ -194,78 +176,36 @@ export async function attemptDelivery(env: Env, tenantId: string, deliveryId: st
  * racing): older deliveries of the same webhook that were never attempted go first. Deliveries
  * already retrying do not hold the others back.
  */
-export async function attemptInOrder(env: Env, tenantId: string, deliveryId: string): Promise<DeliveryOutcome> {
+export async function attemptInOrder(env: Env, tenantId: string, deliveryIds: readonly string[]): Promise<DeliveryOutcome[]> {
+  if (deliveryIds.length === 0) return [];
   const db = await tenantDb(env, tenantId);
-  const delivery = db && (await db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.tenantId, tenantId), eq(webhookDeliveries.id, deliveryId))).get());
-  if (!db || !delivery) return 'skipped';
+  if (!db) return deliveryIds.map(() => 'skipped');
+  const first = await db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.tenantId, tenantId), eq(webhookDeliveries.id, deliveryIds[0]!))).get();
+  if (!first) return attemptDeliveries(env, tenantId, deliveryIds);
+  // The untried deliveries' own index (webhook_deliveries_untried_idx): only those rows are read.
   const earlier = await db
     .select({ id: webhookDeliveries.id })
     .from(webhookDeliveries)
     .where(
       and(
-        eq(webhookDeliveries.tenantId, tenantId),
-        eq(webhookDeliveries.webhookId, delivery.webhookId),
-        eq(webhookDeliveries.status, 'pending'),
-        eq(webhookDeliveries.attempts, 0),
-        sql`${webhookDeliveries.id} < ${delivery.id}`,
+        // `+tenant_id`: the untried index, not the tenant's index of every delivery.
+        sql`+${webhookDeliveries.tenantId} = ${tenantId}`,
+        eq(webhookDeliveries.webhookId, first.webhookId),
+        sql`${webhookDeliveries.status} = 'pending' AND ${webhookDeliveries.attempts} = 0`,
+        sql`${webhookDeliveries.id} < ${first.id}`,
       ),
     )
     .orderBy(asc(webhookDeliveries.id))
     .limit(50);
-  for (const e of earlier) await attemptDelivery(env, tenantId, e.id);
-  return attemptDelivery(env, tenantId, deliveryId);
+  const before = earlier.map((e) => e.id).filter((id) => !deliveryIds.includes(id));
+  return (await attemptDeliveries(env, tenantId, [...before, ...deliveryIds])).slice(before.length);
 }
 
-/** Fails the delivery and disables its webhook, saying why (a condition retrying cannot change). */
-async function disable(db: Db, deliveryId: string, webhookId: string, code: number | null, reason: string, now: Date) {
-  await db.batch([
-    db.update(webhookDeliveries).set({ status: 'failed', lastResponseCode: code, lastError: reason, nextAttemptAt: null }).where(eq(webhookDeliveries.id, deliveryId)),
-    db.update(webhooks).set({ enabled: false, disabledReason: reason, updatedAt: now.toISOString() }).where(eq(webhooks.id, webhookId)),
-  ]);
-}
-
-async function finish(db: Db, id: string, status: 'delivered' | 'failed', code: number | null, error: string | null) {
-  await db.update(webhookDeliveries).set({ status, lastResponseCode: code, lastError: error, nextAttemptAt: null }).where(eq(webhookDeliveries.id, id));
-}
-
-/** Re-enqueues a delivery for its next attempt; waits beyond the queue's 12 h are left to the sweeper. */
-async function scheduleNext(env: Env, deliveryId: string, tenantId: string, at: Date) {
-  const seconds = Math.max(0, Math.ceil((at.getTime() - systemNow().getTime()) / 1000));
-  if (seconds <= MAX_QUEUE_DELAY_SECONDS) await enqueue(env, [{ deliveryId, tenantId }], seconds);
-}
-
-/**
- * The cron sweeper of a shard: publishes events a request did not get to, and re-enqueues
- * deliveries whose next attempt is due (those waiting longer than a queue delay, and those whose
- * message was lost).
- */
-export async function sweepDeliveries(env: Env, sweep: ShardSweep): Promise<{ published: number; requeued: number }> {
-  let published = 0;
-  for (let n = await publishShardOutbox(env, sweep); n > 0; n = await publishShardOutbox(env, sweep)) published += n;
-  const due = await sweep.db
-    .select({ id: webhookDeliveries.id, tenantId: webhookDeliveries.tenantId })
-    .from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, systemNow().toISOString()), settled(sweep, webhookDeliveries.tenantId)))
-    .limit(1000);
-  await enqueue(env, due.map((d) => ({ deliveryId: d.id, tenantId: d.tenantId })));
-  return { published, requeued: due.length };
-}
-
-/** Messages that exhausted the queue's own retries: recorded on the delivery and left for the sweeper, never dropped. */
-export async function recordDeadLetters(env: Env, messages: EventMessage[]) {
-  const byTenant = new Map<string, string[]>();
-  for (const m of messages) byTenant.set(m.tenantId, [...(byTenant.get(m.tenantId) ?? []), m.deliveryId]);
-  const now = systemNow().toISOString();
-  for (const [tenantId, deliveryIds] of byTenant) {
-    // A tenant being moved: its pending deliveries are sent again by the sweeper after the move.
-    const db = await tenantDb(env, tenantId).catch((err) => {
-      if (err instanceof TenantMovingError) return undefined;
-      throw err;
-    });
-    if (!db) continue;
-    await db
-      .update(webhookDeliveries)
-      .set({ deadLetteredAt: now, nextAttemptAt: now })
-      .where(and(eq(webhookDeliveries.tenantId, tenantId), inJson(webhookDeliveries.id, deliveryIds), eq(webhookDeliveries.status, 'pending')));
+/** Re-enqueues deliveries for their next attempt; waits beyond the queue's 12 h are left to the sweeper. */
+async function scheduleRetries(env: Env, retries: { d: DeliveryRow; at: Date }[], now: Date) {
+  for (const { d, at } of retries) {
+    const seconds = Math.max(0, Math.ceil((at.getTime() - now.getTime()) / 1000));
+    if (seconds <= MAX_QUEUE_DELAY_SECONDS) await enqueue(env, [{ deliveryIds: [d.id], tenantId: d.tenantId } satisfies EventMessage], seconds);
   }
 }
+

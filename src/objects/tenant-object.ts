@@ -8,27 +8,20 @@ import { guardedUpdate } from '../db/commit';
 import { billingRuns, dunningDocuments, events, invoices } from '../db/schema';
 import type { Env } from '../env';
 import { createServiceContext, type ServiceContext } from '../services/context';
-import type { DunningIssueRequest, DunningIssueResult, FinalizeRequest, FinalizeResult, Numbering } from '../services/ports/numbering';
+import type { DunningIssueRequest, DunningIssueResult, FinalizeRequest, FinalizeResult, NumberedDocument, Numbering } from '../services/ports/numbering';
 import { tenantNow } from '../lib/clock';
 import { continueRun, createRun, getRun, renderRun, type RunBudget } from '../services/billing/runs';
-import { publishOutbox } from '../events/delivery';
 import { newId } from '../lib/ids';
 import type { BillingRunView, DunningRunSummary, RunBillingOptions, TenantObjectApi } from './tenant-object-api';
 import { runDunningFor } from '../services/dunning/run';
-import { logError } from '../lib/log';
 
 /**
- * Work per invocation before a run continues in the next alarm: well inside the 30 s wall-clock
- * limit, and 40 chunks of 25 subscriptions stay far below the subrequests (D1 queries) an
- * invocation may make.
+ * Work per invocation before a run continues in the next alarm: a few seconds, well inside an
+ * invocation's CPU and wall-clock limits, and 16 chunks (4,000 subscriptions, some 50 D1 statements
+ * per chunk with its publishing) stay below the 1,000 queries an invocation may send to D1.
  */
-const RUN_BUDGET: RunBudget = { ms: 15_000, chunks: 40 };
+const RUN_BUDGET: RunBudget = { ms: 10_000, chunks: 16 };
 
-/** Numbers a range's counter may run ahead of the object's storage (see `counters`). */
-const PERSIST_EVERY = 25;
-
-/** Outbox batches a billing invocation publishes for the tenant's webhooks before it ends. */
-const PUBLISH_BATCHES_PER_INVOCATION = 10;
 
 /**
  * A JSON value with the allocated number filled in: strings that are exactly `{number}` (a
@@ -69,13 +62,6 @@ export class TenantObject extends DurableObject<Env> implements TenantObjectApi 
    */
   private billingQueue: Promise<unknown> = Promise.resolve();
 
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
-    ctx.blockConcurrencyWhile(async () => {
-      this.ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS number_ranges (name TEXT PRIMARY KEY, value INTEGER NOT NULL)`);
-    });
-  }
-
   private serial<T>(work: () => Promise<T>): Promise<T> {
     const run = this.queue.then(work, work);
     this.queue = run.catch(() => undefined);
@@ -102,33 +88,19 @@ export class TenantObject extends DurableObject<Env> implements TenantObjectApi 
   }
 
   /**
-   * The ranges' counters, held in memory and written to the object's storage every
-   * `PERSIST_EVERY` numbers (a storage write per invoice was the costliest step of a billing run).
-   * The counter is a cache: D1's UNIQUE (tenant, type, number_seq) is the truth, and a counter that
-   * lags after a restart meets it once and catches up from MAX(number_seq) — no gap, no repeat.
+   * The last number of each range, in memory only. D1 is the truth (UNIQUE (tenant, type,
+   * number_seq), MAX(number_seq)): a range is read from it on first use in the object's lifetime,
+   * and every number after that is allocated here, so the counter is exact. Should it ever lag (an
+   * overlapping instance during a restart), the batch meets the UNIQUE key and the range is read
+   * again — no gap, no repeat. (Kept in the object's storage before; each write was a disk commit
+   * on the billing run's hot path.)
    */
-  private counters = new Map<string, { value: number; persisted: number }>();
+  private counters = new Map<string, number>();
 
-  /** Current value of a number range (0 when none was allocated yet). */
-  private currentNumber(range: string): number {
-    let counter = this.counters.get(range);
-    if (!counter) {
-      const row = this.ctx.storage.sql.exec<{ value: number }>(`SELECT value FROM number_ranges WHERE name = ?`, range).toArray()[0];
-      counter = { value: row?.value ?? 0, persisted: row?.value ?? 0 };
-      this.counters.set(range, counter);
-    }
-    return counter.value;
-  }
-
-  /** Moves a range's counter; `persist` forces the storage write (a resynchronisation). */
-  private setNumber(range: string, value: number, persist = false) {
-    const counter = this.counters.get(range) ?? { value, persisted: -1 };
-    counter.value = value;
-    this.counters.set(range, counter);
-    if (persist || value - counter.persisted >= PERSIST_EVERY || value < counter.persisted) {
-      this.ctx.storage.sql.exec(`INSERT INTO number_ranges (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`, range, value);
-      counter.persisted = value;
-    }
+  private async currentNumber(range: string, storedMax: (range: string) => Promise<number>): Promise<number> {
+    let value = this.counters.get(range);
+    if (value === undefined) this.counters.set(range, (value = await storedMax(range)));
+    return value;
   }
 
   /**
@@ -211,31 +183,82 @@ export class TenantObject extends DurableObject<Env> implements TenantObjectApi 
    * leaves no gap. `refused` maps the failures the caller expects to its answer; a UNIQUE violation
    * of the range's column means D1 is ahead of the counter: it catches up from `storedMax` and tries again.
    */
-  private async allocate<Refused>(
+  private async allocate<Refused extends { ok: false }>(
     range: string,
-    req: { tenantId: string; format: string; date: string; timeZone: string; customerNumber: string },
+    req: NumberedDocument,
     build: (number: string, next: number) => BatchItem<'sqlite'>[],
     refused: (err: unknown) => Refused | null,
     seqColumn: string,
     storedMax: () => Promise<number>,
   ): Promise<{ ok: true; number: string; numberSeq: number } | Refused> {
-    const db = await this.db(req.tenantId);
+    const answer = await this.allocateBlock(
+      [{ ...req, range }],
+      (numbers) => build(numbers[0]!.number, numbers[0]!.numberSeq),
+      refused,
+      seqColumn,
+      () => storedMax(),
+    );
+    return answer.ok ? { ok: true as const, ...answer.numbers[0]! } : answer;
+  }
+
+  /**
+   * A block of numbers in one batch: each document takes the next number of its range, in the
+   * order given (a billing run's chunk: hundreds of invoices, one batch). All counters move only
+   * when the batch committed; a clash with D1 resynchronises every range of the block and retries.
+   */
+  private async allocateBlock<Refused extends { ok: false }>(
+    docs: (NumberedDocument & { range: string })[],
+    build: (numbers: { number: string; numberSeq: number }[]) => BatchItem<'sqlite'>[],
+    refused: (err: unknown) => Refused | null,
+    seqColumn: string,
+    storedMax: (range: string) => Promise<number>,
+  ): Promise<{ ok: true; numbers: { number: string; numberSeq: number }[] } | Refused> {
+    const db = await this.db(docs[0]!.tenantId);
+    const ranges = [...new Set(docs.map((d) => d.range))];
     for (let attempt = 0; attempt < 3; attempt++) {
-      const next = this.currentNumber(range) + 1;
-      const number = formatNumber(req.format, { number: next, date: new Date(req.date), timeZone: req.timeZone, customerNumber: req.customerNumber });
+      const last = new Map<string, number>();
+      for (const r of ranges) last.set(r, await this.currentNumber(r, storedMax));
+      const numbers = docs.map((d) => {
+        const next = last.get(d.range)! + 1;
+        last.set(d.range, next);
+        return { number: formatNumber(d.format, { number: next, date: new Date(d.date), timeZone: d.timeZone, customerNumber: d.customerNumber }), numberSeq: next };
+      });
       try {
-        await db.batch(build(number, next) as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
-        this.setNumber(range, next);
-        return { ok: true as const, number, numberSeq: next };
+        await db.batch(build(numbers) as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+        for (const [r, value] of last) this.counters.set(r, value);
+        return { ok: true as const, numbers };
       } catch (err) {
         const answer = refused(err);
         if (answer !== null) return answer;
         if (!isUniqueViolation(err, seqColumn)) throw err;
-        // D1 already holds this number (the object's storage was reset or lags): catch up and retry.
-        this.setNumber(range, await storedMax(), true);
+        // D1 already holds one of these numbers (the object's storage was reset or lags): catch up and retry.
+        for (const r of ranges) this.counters.set(r, await storedMax(r));
       }
     }
-    throw new Error(`could not allocate a number of ${range} after 3 attempts`);
+    throw new Error(`could not allocate numbers of ${ranges.join(', ')} after 3 attempts`);
+  }
+
+  /**
+   * Writes a billing run's chunk (docs/decisions.md, Invoices and billing: billing runs in bulk):
+   * the statements `build` makes with the documents' numbers, in one batch. Only for contexts made
+   * inside the object (the run holds the object's billing queue); a failure is thrown to the run,
+   * which then bills the chunk one subscription at a time.
+   */
+  private finalizeBlock(docs: (NumberedDocument & { type: string })[], build: (numbers: { number: string; numberSeq: number }[]) => BatchItem<'sqlite'>[]) {
+    const tenantId = docs[0]?.tenantId;
+    return this.serial(async () => {
+      const db = await this.db(tenantId!);
+      const answer = await this.allocateBlock<{ ok: false }>(
+        docs.map((d) => ({ ...d, range: `document:${d.type}` })),
+        build,
+        () => null,
+        'invoices.number_seq',
+        async (range) =>
+          (await db.select({ max: max(invoices.numberSeq) }).from(invoices).where(and(eq(invoices.tenantId, tenantId!), eq(invoices.type, range.slice('document:'.length)))).get())?.max ?? 0,
+      );
+      if (!answer.ok) throw new Error('a billing chunk cannot be refused');
+      return answer.numbers;
+    });
   }
 
   /**
@@ -257,6 +280,7 @@ export class TenantObject extends DurableObject<Env> implements TenantObjectApi 
     // and its number are one batch.
     const numbering: Numbering = {
       finalize: (req, leading = []) => this.serial(() => this.commitNumbered(req, leading)),
+      finalizeBlock: (docs, build) => this.finalizeBlock(docs, build),
       issueDunning: (req) => this.issueDunningDocument(req),
     };
     return createServiceContext({ env: this.env, db, tenant, now: asOf ?? tenantNow(tenant), waitUntil: (p) => this.ctx.waitUntil(p), numbering });
@@ -302,21 +326,21 @@ export class TenantObject extends DurableObject<Env> implements TenantObjectApi 
    * on) and then continues on the new shard.
    */
   override async alarm() {
-    const tenantId = await this.billingSerial(async () => {
+    await this.billingSerial(async () => {
       const stored = await this.ctx.storage.get<StoredRun>('run');
-      if (!stored) return null;
+      if (!stored) return;
       let ctx: ServiceContext;
       try {
         ctx = await this.context(stored.tenantId, new Date(stored.asOf));
       } catch (err) {
         if (!(err instanceof TenantMovingError)) throw err;
         await this.ctx.storage.setAlarm(Date.now() + DIRECTORY_CACHE_MS);
-        return null;
+        return;
       }
       const run = await ctx.db.select().from(billingRuns).where(eq(billingRuns.id, stored.runId)).get();
       if (!run) {
         await this.ctx.storage.delete('run');
-        return null;
+        return;
       }
       const cursor = await continueRun(ctx, run, stored.cursor, runBudget(this.env), () => Date.now());
       if (cursor === null) await this.ctx.storage.delete('run');
@@ -324,20 +348,6 @@ export class TenantObject extends DurableObject<Env> implements TenantObjectApi 
         await this.ctx.storage.put('run', { ...stored, cursor });
         await this.ctx.storage.setAlarm(Date.now());
       }
-      return stored.tenantId;
     });
-    if (tenantId) await this.publishEvents(tenantId);
-  }
-
-  /**
-   * Sends the invoices' events of the last chunks to the tenant's webhooks now rather than at the
-   * next sweep; a bounded number of batches per invocation, the sweeper takes whatever is left.
-   */
-  private async publishEvents(tenantId: string) {
-    try {
-      for (let i = 0; i < PUBLISH_BATCHES_PER_INVOCATION && (await publishOutbox(this.env, tenantId)) > 0; i++);
-    } catch (err) {
-      logError({ job: 'publish', tenantId }, err);
-    }
   }
 }

@@ -10,10 +10,10 @@ import { createCustomer, createTenant, flatMonthlyFee } from '../support/builder
 
 /** A service context for the tenant, as the worker builds one (no in-object numbering). */
 async function workerContext(t: TestTenant, now: string) {
-  const { createDb } = await import('../../src/db/client');
+  const { openTenant } = await import('../../src/db/directory');
   const { createServiceContext } = await import('../../src/services/context');
-  const db = createDb((await dbOf(t)));
-  const tenant = (await db.query.tenants.findFirst({ where: (x, { eq }) => eq(x.id, t.id) }))!;
+  // The tenant's row and database, through the one door to its shard.
+  const { db, tenant } = (await openTenant(env, t.id))!;
   return createServiceContext({ env, db, tenant, now: new Date(now) });
 }
 

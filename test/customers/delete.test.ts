@@ -149,11 +149,11 @@ describe('other deletes that customers refer to', () => {
     const t = await createTenant();
     const { product } = await flatMonthlyFee(t, '10.00', 'Pro');
     const c = await createCustomer(t);
-    const { createDb } = await import('../../src/db/client');
+    const { openTenant } = await import('../../src/db/directory');
     const { createServiceContext } = await import('../../src/services/context');
     const { pricePlanService } = await import('../../src/services/catalogue/price-plans');
-    const db = createDb((await dbOf(t)));
-    const tenant = (await db.query.tenants.findFirst({ where: (x, { eq }) => eq(x.id, t.id) }))!;
+    // The tenant's row and database, through the one door to its shard.
+    const { db, tenant } = (await openTenant(env, t.id))!;
     // The race made deterministic: the customer goes away right before the creating batch runs.
     const racing = new Proxy(db, {
       get: (target, prop, receiver) =>

@@ -16,10 +16,10 @@ async function frozenTenant() {
 }
 
 async function workerContext(t: TestTenant) {
-  const { createDb } = await import('../../src/db/client');
+  const { openTenant } = await import('../../src/db/directory');
   const { createServiceContext } = await import('../../src/services/context');
-  const db = createDb((await dbOf(t)));
-  const tenant = (await db.query.tenants.findFirst({ where: (x, { eq }) => eq(x.id, t.id) }))!;
+  // The tenant's row and database, through the one door to its shard.
+  const { db, tenant } = (await openTenant(env, t.id))!;
   return createServiceContext({ env, db, tenant, now: new Date(NOW) });
 }
 

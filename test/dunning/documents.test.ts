@@ -82,11 +82,11 @@ describe('dunning documents', () => {
     const c = await createCustomer(t);
     const invoices = [];
     for (let i = 0; i < 3; i++) invoices.push(await hundredEuroInvoice(t, c.id));
-    const { createDb } = await import('../../src/db/client');
+    const { openTenant } = await import('../../src/db/directory');
     const { createServiceContext } = await import('../../src/services/context');
     const { runDunningFor } = await import('../../src/services/dunning/run');
-    const db = createDb((await dbOf(t)));
-    const tenant = (await db.query.tenants.findFirst({ where: (x, { eq }) => eq(x.id, t.id) }))!;
+    // The tenant's row and database, through the one door to its shard.
+    const { db, tenant } = (await openTenant(env, t.id))!;
     // Worker contexts number through the object's stub, but their runs are not queued behind each other.
     const ctx = () => createServiceContext({ env, db, tenant, now: new Date(day(21)) });
     const runs = await Promise.all([runDunningFor(ctx()), runDunningFor(ctx()), runDunningFor(ctx())]);

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { publishShardOutbox } from '../../src/events/delivery';
+import { publishShardOutbox } from '../../src/events/publish';
 import { binding } from '../../src/db/shards';
 import { shardSweeps } from '../../src/db/directory';
 

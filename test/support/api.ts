@@ -158,11 +158,12 @@ export interface StoredEvent {
   data: any;
 }
 
-/** Outbox rows of a tenant (or of one resource) in the order they were written. */
+/** Outbox rows of a tenant (or of one resource) in the order they were written, each with its document (own or shared). */
 export async function eventsOf(t: TestTenant, resourceId?: string): Promise<StoredEvent[]> {
   const rows = await query<{ type: string; resource_id: string | null; data: string }>(
     t,
-    'SELECT type, resource_id, data FROM events WHERE tenant_id = ? ORDER BY created_at, rowid',
+    `SELECT e.type, e.resource_id, coalesce(e.data, d.data) AS data FROM events e LEFT JOIN event_documents d ON d.id = e.document_id
+      WHERE e.tenant_id = ? ORDER BY e.created_at, e.rowid`,
     t.id,
   );
   return rows

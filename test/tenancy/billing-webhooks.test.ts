@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { publishOutbox } from '../../src/events/delivery';
+import { publishOutbox } from '../../src/events/publish';
 import { binding, shardNames } from '../../src/db/shards';
 import { api, expectStatus, get, put, query } from '../support/api';
 import { createCustomer, createTenant, flatMonthlyFee, ok } from '../support/builders';

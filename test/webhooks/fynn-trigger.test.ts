@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { env } from 'cloudflare:workers';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { publishOutbox } from '../../src/events/delivery';
+import { publishOutbox } from '../../src/events/publish';
 import { api, violations, dbOf } from '../support/api';
 import { createCustomer, createTenant } from '../support/builders';
 import { consume, deliveries, fake, hook, standardHeaders, useFakeReceiver, type Received } from './receiver';

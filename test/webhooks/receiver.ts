@@ -5,6 +5,8 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from 'clou
 import { env } from 'cloudflare:workers';
 import { afterEach, beforeEach, expect, vi } from 'vitest';
 import worker from '../../src/index';
+import type { EventMessage } from '../../src/env';
+import { deliveriesOf } from '../../src/events/consumer';
 import { api, type TestTenant, dbOf } from '../support/api';
 
 export interface Received {
@@ -47,12 +49,16 @@ export function useFakeReceiver() {
       const status = await fake.answer(r);
       return new Response([204, 205, 304].includes(status) ? null : 'ok', { status });
     });
+    // One entry per delivery, whether a message names one or many.
+    const record = (body: EventMessage, delaySeconds = 0) => {
+      for (const deliveryId of deliveriesOf(body)) fake.queued.push({ deliveryId, tenantId: body.tenantId, delaySeconds });
+    };
     vi.spyOn(env.EVENTS, 'sendBatch').mockImplementation(async (messages) => {
-      for (const m of messages) fake.queued.push({ ...(m.body as { deliveryId: string; tenantId: string }), delaySeconds: m.delaySeconds ?? 0 });
+      for (const m of messages) record(m.body, m.delaySeconds);
       return { metadata: {} } as never;
     });
     vi.spyOn(env.EVENTS, 'send').mockImplementation(async (body) => {
-      fake.queued.push({ ...(body as { deliveryId: string; tenantId: string }), delaySeconds: 0 });
+      record(body);
       return { metadata: {} } as never;
     });
   });

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { publishOutbox } from '../../src/events/delivery';
+import { publishOutbox } from '../../src/events/publish';
 import { api, violations, dbOf, type TestTenant } from '../support/api';
 import { createCustomer, createTenant } from '../support/builders';
 import { consume, deliveries, fake, hook, useFakeReceiver } from './receiver';

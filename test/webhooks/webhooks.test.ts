@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import worker from '../../src/index';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it, vi } from 'vitest';
-import { publishOutbox } from '../../src/events/delivery';
+import { publishOutbox } from '../../src/events/publish';
 import { EVENT_CATALOGUE } from '../../src/events/catalogue';
 import { api, query, violations, type TestTenant, dbOf, everyShard } from '../support/api';
 import { createCustomer, createTenant, flatMonthlyFee, keyWith } from '../support/builders';
@@ -256,6 +256,11 @@ describe('cron', () => {
         await runDurableObjectAlarm(env.TENANT.getByName(tenant_id));
       }
     }
+    // An alarm may have fired by itself and still be at work: wait for the run to finish.
+    await vi.waitUntil(async () => (await query<{ status: string }>(t, 'SELECT status FROM billing_runs WHERE id = ?', scheduled[0]!.id))[0]?.status === 'completed', {
+      timeout: 5000,
+      interval: 50,
+    });
     const invoices = await query<{ status: string; number: string }>(t, 'SELECT status, number FROM invoices WHERE tenant_id = ?', t.id);
     expect(invoices).toEqual([{ status: 'STATUS_UNPAID', number: 'RE-0000000001' }]);
     expect(await query(t, 'SELECT status FROM billing_runs WHERE id = ?', scheduled[0]!.id)).toEqual([{ status: 'completed' }]);

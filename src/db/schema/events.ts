@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /** Transactional outbox: written in the same batch as the change it announces (docs/decisions.md, events). */
@@ -9,7 +10,13 @@ export const events = sqliteTable(
     type: text('type').notNull(),
     version: text('version').notNull(),
     resourceId: text('resource_id'),
-    data: text('data', { mode: 'json' }).notNull(),
+    /** The event's document; null when it is shared with other events (`documentId`). */
+    data: text('data', { mode: 'json' }),
+    /**
+     * The document in `event_documents`, stored once for all the events that carry it (a billed
+     * invoice is finalized, unpaid and has its files requested with the same document).
+     */
+    documentId: text('document_id'),
     createdAt: text('created_at').notNull(),
     publishedAt: text('published_at'),
   },
@@ -17,6 +24,18 @@ export const events = sqliteTable(
     index('events_tenant_idx').on(t.tenantId, t.createdAt),
     index('events_unpublished_idx').on(t.publishedAt, t.createdAt),
   ],
+);
+
+/** Documents shared by several events (see `events.documentId`); written in the same batch as they are. */
+export const eventDocuments = sqliteTable(
+  'event_documents',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    data: text('data', { mode: 'json' }).notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [index('event_documents_tenant_idx').on(t.tenantId, t.createdAt)],
 );
 
 export const webhooks = sqliteTable(
@@ -63,5 +82,8 @@ export const webhookDeliveries = sqliteTable(
     uniqueIndex('webhook_deliveries_event_uq').on(t.webhookId, t.eventId),
     index('webhook_deliveries_webhook_idx').on(t.tenantId, t.webhookId, t.createdAt),
     index('webhook_deliveries_due_idx').on(t.status, t.nextAttemptAt),
+    // The deliveries a webhook has not tried yet, in order: what goes out before a later one
+    // (attemptInOrder). Only those rows, so a webhook's 100,000 delivered ones are never walked.
+    index('webhook_deliveries_untried_idx').on(t.webhookId, t.id).where(sql`status = 'pending' AND attempts = 0`),
   ],
 );

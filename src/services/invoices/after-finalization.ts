@@ -8,10 +8,19 @@ import { requestCollection } from '../payments/collection-jobs';
  * payment method, its collection (the job decides; it ignores the rest). Sending is best effort:
  * a message that is lost is picked up by the render and collection sweepers.
  */
-export async function afterFinalization(env: Env, tenantId: string, invoiceIds: readonly string[], options: { renderDelaySeconds?: number } = {}) {
-  const jobs = invoiceIds.map((invoiceId) => ({ tenantId, invoiceId }));
+export async function afterFinalization(
+  env: Env,
+  tenantId: string,
+  invoiceIds: readonly string[],
+  options: {
+    renderDelaySeconds?: number;
+    /** The invoices a job may collect, when the caller knows which have a payment method (default: all). */
+    collect?: readonly string[];
+  } = {},
+) {
+  const jobs = (ids: readonly string[]) => ids.map((invoiceId) => ({ tenantId, invoiceId }));
   await Promise.all([
-    requestRendering(env, jobs, { delaySeconds: options.renderDelaySeconds }).catch((err) => logError({ job: 'render-request', tenantId }, err)),
-    requestCollection(env, jobs).catch((err) => logError({ job: 'collection-request', tenantId }, err)),
+    requestRendering(env, jobs(invoiceIds), { delaySeconds: options.renderDelaySeconds }).catch((err) => logError({ job: 'render-request', tenantId }, err)),
+    requestCollection(env, jobs(options.collect ?? invoiceIds)).catch((err) => logError({ job: 'collection-request', tenantId }, err)),
   ]);
 }

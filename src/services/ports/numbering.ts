@@ -3,19 +3,23 @@ import { runBatch, type Db } from '../../db/client';
 import type { Env } from '../../env';
 import { tenantObject } from '../../objects/tenant-stub';
 
-/** What the TenantObject needs to finalize one document. */
-export interface FinalizeRequest {
+/** What a number is formatted from: the range's format, the document's date in a time zone, the customer's number. */
+export interface NumberedDocument {
   tenantId: string;
+  format: string;
+  timeZone: string;
+  customerNumber: string;
+  /** ISO instant of the document (the tenant's now). */
+  date: string;
+}
+
+/** What the TenantObject needs to finalize one document. */
+export interface FinalizeRequest extends NumberedDocument {
   invoiceId: string;
   /** The document type; each type has its own number range. */
   type: string;
   /** The draft's updatedAt that the worker validated; a change since then refuses the finalization. */
   expectedUpdatedAt: string;
-  format: string;
-  timeZone: string;
-  customerNumber: string;
-  /** ISO instant of the finalization (the tenant's now). */
-  date: string;
   /** Columns to set together with the number (status, dates, totals…). */
   set: Record<string, unknown>;
   /** The events to write in the same batch; `{number}` in their data is filled in. */
@@ -25,18 +29,12 @@ export interface FinalizeRequest {
 export type FinalizeResult = { ok: true; number: string; numberSeq: number } | { ok: false; reason: 'not_draft' };
 
 /** What the TenantObject needs to issue one dunning document (docs/decisions.md, Dunning). */
-export interface DunningIssueRequest {
-  tenantId: string;
+export interface DunningIssueRequest extends NumberedDocument {
   invoiceId: string;
   /** The invoice's updatedAt as the run read it; a change since then (a payment) refuses the document. */
   expectedUpdatedAt: string;
   /** `reminder` or `dunning`: each has its own range. */
   type: 'reminder' | 'dunning';
-  format: string;
-  timeZone: string;
-  customerNumber: string;
-  /** ISO instant of the document (the tenant's now). */
-  date: string;
   /** The dunning_documents row without `number` and `numberSeq`; `{number}` in its texts is filled in. */
   document: Record<string, unknown>;
   /** Columns of the invoice to set together with the document (level, status, updatedAt…). */
@@ -58,6 +56,14 @@ export interface Numbering {
    * before the object is asked (a crash in between leaves a draft the next billing run finalizes).
    */
   finalize(req: FinalizeRequest, leading?: BatchItem<'sqlite'>[]): Promise<FinalizeResult>;
+  /**
+   * Numbers a block of new documents (a billing run's chunk, each taking the next number of its
+   * type's range in the order given) and writes the statements `build` makes with those numbers in
+   * one batch. Inside the TenantObject only (undefined elsewhere): it holds the object's queue for
+   * one batch, which the object's own billing run can afford and a request through the stub cannot.
+   * A failed batch is thrown and moves no range.
+   */
+  finalizeBlock?(docs: (NumberedDocument & { type: string })[], build: (numbers: { number: string; numberSeq: number }[]) => BatchItem<'sqlite'>[]): Promise<{ number: string; numberSeq: number }[]>;
   /** Issues a dunning document: its number, the document, the invoice's change and the events, in one batch. */
   issueDunning(req: DunningIssueRequest): Promise<DunningIssueResult>;
 }

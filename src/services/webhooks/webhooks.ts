@@ -130,7 +130,7 @@ export async function redeliver(ctx: ServiceContext, deliveryId: string) {
     .returning()
     .get();
   if (!row) throw ApiError.notFound('Webhook delivery');
-  await ctx.env.EVENTS.send({ deliveryId: row.id, tenantId: row.tenantId });
+  await ctx.env.EVENTS.send({ deliveryIds: [row.id], tenantId: row.tenantId });
   return renderDelivery(row);
 }
 
