@@ -1,7 +1,7 @@
 // The GiroCode: the EPC069-12 "SEPA credit transfer" QR code a banking app reads to prefill the
 // transfer (beneficiary, IBAN, amount, remittance), so the payer types nothing.
 import qrcode from 'qrcode-generator';
-import { rgb, type PDFPage } from 'pdf-lib';
+import { fill, popGraphicsState, pushGraphicsState, rectangle, rgb, setFillingRgbColor, type PDFOperator, type PDFPage } from 'pdf-lib';
 import { Dec } from '../../billing/money';
 import type { DocumentModel } from '../model';
 
@@ -74,15 +74,16 @@ export function qrMatrix(payload: string): boolean[][] {
 
 /**
  * Draws the code with its top-left corner at (x, top) in PDF user space, `size` points wide
- * including the four-module quiet zone. Dark modules of a row are merged into one rectangle: fewer
- * operators, and no hairline seams between neighbours in viewers that anti-alias.
+ * including the four-module quiet zone. Dark modules of a row are merged into one rectangle, and
+ * all of them are one path filled once: fewer operators, and no hairline seams between neighbours
+ * in viewers that anti-alias.
  */
 export function drawQr(page: PDFPage, payload: string, x: number, top: number, size: number): void {
   const matrix = qrMatrix(payload);
   const quiet = 4;
   const module = size / (matrix.length + 2 * quiet);
-  const black = rgb(0, 0, 0);
   page.drawRectangle({ x, y: top - size, width: size, height: size, color: rgb(1, 1, 1) });
+  const path: PDFOperator[] = [];
   matrix.forEach((row, r) => {
     let c = 0;
     while (c < row.length) {
@@ -92,13 +93,8 @@ export function drawQr(page: PDFPage, payload: string, x: number, top: number, s
       }
       const start = c;
       while (c < row.length && row[c]) c++;
-      page.drawRectangle({
-        x: x + (quiet + start) * module,
-        y: top - (quiet + r + 1) * module,
-        width: (c - start) * module,
-        height: module,
-        color: black,
-      });
+      path.push(rectangle(x + (quiet + start) * module, top - (quiet + r + 1) * module, (c - start) * module, module));
     }
   });
+  page.pushOperators(pushGraphicsState(), setFillingRgbColor(0, 0, 0), ...path, fill(), popGraphicsState());
 }
