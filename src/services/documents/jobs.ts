@@ -2,10 +2,11 @@ import { and, asc, eq, isNotNull, isNull, lt } from 'drizzle-orm';
 import { createDb } from '../../db/client';
 import { invoices, tenants } from '../../db/schema';
 import type { DocumentJob, Env, InvoiceRenderJob } from '../../env';
+import { logError } from '../../lib/log';
+import { forEachLimited } from '../../lib/pool';
 import { deliveryJob } from '../dunning/delivery';
 import { createServiceContext } from '../context';
-import { ApiError } from '../../http/errors';
-import { ensureRendered, recordRenderFailure, RENDER_FAILED } from './render';
+import { renderInvoices, type RenderOutcome } from './render-batch';
 
 // Render jobs: after finalization a message per document on the documents queue; the consumer
 // renders and stores the files. A message lost between the finalization and the send, or a render
@@ -36,31 +37,43 @@ export async function requestRendering(env: Env, jobs: readonly DocumentJob[], o
 }
 
 /** Renders one document for its tenant; a failure is recorded on the document, not thrown. */
-export async function renderJob(env: Env, job: InvoiceRenderJob): Promise<'rendered' | 'failed' | 'gone'> {
+export async function renderJob(env: Env, job: InvoiceRenderJob): Promise<RenderOutcome | 'gone'> {
+  return (await renderTenantJobs(env, job.tenantId, [job.invoiceId])).get(job.invoiceId) ?? 'gone';
+}
+
+/** Renders documents of one tenant together (src/services/documents/render-batch.ts); nothing for a tenant that is gone. */
+async function renderTenantJobs(env: Env, tenantId: string, invoiceIds: string[]): Promise<Map<string, RenderOutcome>> {
   const db = createDb(env.DB);
-  const tenant = await db.select().from(tenants).where(eq(tenants.id, job.tenantId)).get();
-  if (!tenant) return 'gone';
-  const ctx = createServiceContext({ env, db, tenant });
+  const tenant = await db.select().from(tenants).where(eq(tenants.id, tenantId)).get();
+  if (!tenant) return new Map();
   try {
-    await ensureRendered(ctx, job.invoiceId);
-    return 'rendered';
+    return await renderInvoices(createServiceContext({ env, db, tenant }), invoiceIds);
   } catch (err) {
-    // A failed render is recorded on the document by ensureRendered; anything else (the document
-    // could not even be read) is counted here, so the sweeper gives up on it too.
-    if (err instanceof ApiError && err.type === RENDER_FAILED) return 'failed';
-    await recordRenderFailure(db, job.tenantId, job.invoiceId, err);
-    return 'failed';
+    // Not even the failure could be recorded (D1 unreachable): the sweeper finds the documents unrendered.
+    logError({ job: 'render', tenantId, invoices: invoiceIds.length }, err);
+    return new Map(invoiceIds.map((id) => [id, 'failed']));
   }
 }
 
-/** The documents queue's consumer: every message is acknowledged; failures wait for the sweeper. */
+/** Tenants whose documents a consumer invocation renders at once (each renders a few documents at a time). */
+const TENANTS_AT_ONCE = 2;
+
+/**
+ * The documents queue's consumer: the render jobs of a batch are grouped by tenant and rendered
+ * together; every message is acknowledged, failures wait for the sweeper.
+ */
 export async function consumeDocumentJobs(batch: MessageBatch<DocumentJob>, env: Env): Promise<void> {
+  const renders = new Map<string, string[]>();
+  const deliveries: { tenantId: string; dunningDocumentId: string }[] = [];
   for (const message of batch.messages) {
     const job = message.body;
-    if (typeof job?.tenantId === 'string' && 'invoiceId' in job && typeof job.invoiceId === 'string') await renderJob(env, job);
-    else if (typeof job?.tenantId === 'string' && 'dunningDocumentId' in job && typeof job.dunningDocumentId === 'string') await deliveryJob(env, job);
-    message.ack();
+    if (typeof job?.tenantId !== 'string') continue;
+    if ('invoiceId' in job && typeof job.invoiceId === 'string') renders.set(job.tenantId, [...(renders.get(job.tenantId) ?? []), job.invoiceId]);
+    else if ('dunningDocumentId' in job && typeof job.dunningDocumentId === 'string') deliveries.push(job);
   }
+  await forEachLimited([...renders], TENANTS_AT_ONCE, async ([tenantId, ids]) => void (await renderTenantJobs(env, tenantId, ids)));
+  for (const job of deliveries) await deliveryJob(env, job);
+  batch.ackAll();
 }
 
 /**

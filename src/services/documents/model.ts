@@ -1,5 +1,5 @@
-import { and, eq } from 'drizzle-orm';
-import { tenantRowsById } from '../../db/client';
+import { and, eq, or } from 'drizzle-orm';
+import { inJson, tenantRowsById } from '../../db/client';
 import { currencyScale, Dec, formatDecimal, fromMinorUnits } from '../../billing/money';
 import { localDay } from '../../billing/periods';
 import { invoices, media, paymentMethods, products, subscriptions, tenants } from '../../db/schema';
@@ -8,7 +8,7 @@ import { formatDate } from '../../documents/pdf/format';
 import type { ServiceContext } from '../context';
 import type { InvoiceAggregate, PositionRow } from '../invoices/render';
 import { loadSettings } from '../platform/settings';
-import { payingMethodWhere } from '../payments/paying-method';
+import { payingMethodOf } from '../payments/paying-method';
 import { loadDocumentSettings, type DocumentSettingsRow } from './settings';
 import { DEFAULT_EXEMPTION, DEFAULT_TEXTS, fillIn, generatedReversalTitle, groupDescription, legalNote, PAYMENT_TEXTS, PREVIEW_TITLES, VATEX } from './texts';
 
@@ -49,28 +49,64 @@ export interface ModelOptions {
   preview: boolean;
 }
 
-/** Reads what the model needs beyond the aggregate; one round trip. */
-async function loadContext(ctx: ServiceContext, agg: InvoiceAggregate) {
-  const r = agg.row;
+/** What every document of a tenant reads besides its invoice: once for a batch of them. */
+export interface TenantDocumentInputs {
+  tenant: { name: string; countryCode: string };
+  settings: DocumentSettingsRow;
+  creditorId: string | null;
+  logo: DocumentModel['logo'];
+}
+
+/** What one document reads besides its aggregate. */
+export interface InvoiceDocumentInputs {
+  original: { number: string | null; finalizationDate: string | null } | null;
+  subscriptionNumber: string | null;
+  paymentMethod: { type: string; mandateReference: string | null; iban: string | null } | null;
+  /** The tenant's article numbers by product id: the item id a reader knows (BT-155); our product id is not. */
+  productNumbers: ReadonlyMap<string, string>;
+}
+
+export async function loadTenantDocumentInputs(ctx: ServiceContext): Promise<TenantDocumentInputs> {
   const t = ctx.tenant.id;
-  const productIds = [...new Set(agg.positions.map((p) => p.productId).filter((id): id is string => !!id))];
-  const [tenantRows, originals, subs, methods, productRows] = await ctx.db.batch([
-    ctx.db.select({ name: tenants.name, countryCode: tenants.countryCode }).from(tenants).where(eq(tenants.id, t)),
-    ctx.db.select({ number: invoices.number, finalizationDate: invoices.finalizationDate }).from(invoices).where(and(eq(invoices.tenantId, t), eq(invoices.id, r.referencedInvoiceId ?? ''))),
-    ctx.db.select({ number: subscriptions.number }).from(subscriptions).where(and(eq(subscriptions.tenantId, t), eq(subscriptions.id, r.subscriptionId ?? ''))),
-    // The method that pays the invoice (the one rule collection and the SEPA files follow).
+  const [tenant, settings, creditorId] = await Promise.all([
+    ctx.db.select({ name: tenants.name, countryCode: tenants.countryCode }).from(tenants).where(eq(tenants.id, t)).get(),
+    loadDocumentSettings(ctx.db, t),
+    loadSettings(ctx.db, t).then((v) => v['sepa.creditorId'] ?? null),
+  ]);
+  return { tenant: tenant!, settings, creditorId, logo: await loadLogo(ctx, settings) };
+}
+
+/** The per-document inputs of any number of documents, in one round trip. */
+export async function loadInvoiceDocumentInputs(ctx: ServiceContext, aggs: readonly InvoiceAggregate[]): Promise<Map<InvoiceAggregate, InvoiceDocumentInputs>> {
+  const t = ctx.tenant.id;
+  const ids = (pick: (r: InvoiceAggregate['row']) => string | null) => [...new Set(aggs.map((a) => pick(a.row)).filter((id): id is string => !!id))];
+  const productIds = [...new Set(aggs.flatMap((a) => a.positions.map((p) => p.productId)).filter((id): id is string => !!id))];
+  const methodIds = ids((r) => r.paymentMethodId);
+  const [originals, subs, methods, productRows] = await ctx.db.batch([
+    ctx.db.select({ id: invoices.id, number: invoices.number, finalizationDate: invoices.finalizationDate }).from(invoices).where(tenantRowsById(invoices, t, ids((r) => r.referencedInvoiceId))),
+    ctx.db.select({ id: subscriptions.id, number: subscriptions.number }).from(subscriptions).where(tenantRowsById(subscriptions, t, ids((r) => r.subscriptionId))),
+    // Candidates for the method that pays each invoice (payingMethodOf picks it).
     ctx.db
-      .select({ type: paymentMethods.type, mandateReference: paymentMethods.mandateReference, iban: paymentMethods.iban })
+      .select({ id: paymentMethods.id, customerId: paymentMethods.customerId, isDefault: paymentMethods.isDefault, type: paymentMethods.type, mandateReference: paymentMethods.mandateReference, iban: paymentMethods.iban })
       .from(paymentMethods)
-      .where(payingMethodWhere(t, r)),
+      .where(and(eq(paymentMethods.tenantId, t), inJson(paymentMethods.customerId, [...new Set(aggs.map((a) => a.row.customerId))]), or(eq(paymentMethods.isDefault, true), inJson(paymentMethods.id, methodIds)))),
     ctx.db.select({ id: products.id, number: products.number }).from(products).where(tenantRowsById(products, t, productIds)),
   ]);
-  // The tenant's article number is the item id a reader knows (BT-155); our product id is not.
   const productNumbers = new Map(productRows.filter((p) => p.number).map((p) => [p.id, p.number!]));
-  const [settings, creditorId] = await Promise.all([loadDocumentSettings(ctx.db, t), loadSettings(ctx.db, t).then((v) => v['sepa.creditorId'])]);
-  const method = methods[0] ?? null;
-  const logo = await loadLogo(ctx, settings);
-  return { tenant: tenantRows[0]!, original: originals[0] ?? null, subscriptionNumber: subs[0]?.number ?? null, paymentMethod: method && { ...method, creditorId }, productNumbers, settings, logo };
+  return new Map(
+    aggs.map((agg) => {
+      const method = payingMethodOf(agg.row, methods);
+      return [
+        agg,
+        {
+          original: originals.find((o) => o.id === agg.row.referencedInvoiceId) ?? null,
+          subscriptionNumber: subs.find((x) => x.id === agg.row.subscriptionId)?.number ?? null,
+          paymentMethod: method && { type: method.type, mandateReference: method.mandateReference, iban: method.iban },
+          productNumbers,
+        },
+      ];
+    }),
+  );
 }
 
 /** The tenant's logo for a document, when it set one. */
@@ -96,10 +132,25 @@ export function sellerParty(settings: DocumentSettingsRow, tenant: { name: strin
   };
 }
 
-export async function documentModel(ctx: ServiceContext, agg: InvoiceAggregate, options: ModelOptions): Promise<DocumentModel> {
+/**
+ * The document of one invoice. `inputs`: what a batch of documents read together (the queue
+ * consumer); without them this reads its own.
+ */
+export async function documentModel(
+  ctx: ServiceContext,
+  agg: InvoiceAggregate,
+  options: ModelOptions,
+  inputs?: { tenant: TenantDocumentInputs; invoice: InvoiceDocumentInputs },
+): Promise<DocumentModel> {
+  if (inputs) return modelOf(ctx, agg, options, inputs.tenant, inputs.invoice);
+  const [tenant, byAgg] = await Promise.all([loadTenantDocumentInputs(ctx), loadInvoiceDocumentInputs(ctx, [agg])]);
+  return modelOf(ctx, agg, options, tenant, byAgg.get(agg)!);
+}
+
+function modelOf(ctx: ServiceContext, agg: InvoiceAggregate, options: ModelOptions, shared: TenantDocumentInputs, own: InvoiceDocumentInputs): DocumentModel {
   const { row: r, customer: c } = agg;
-  const loaded = await loadContext(ctx, agg);
-  const { settings, tenant } = loaded;
+  const loaded = { ...own, logo: shared.logo, paymentMethod: own.paymentMethod && { ...own.paymentMethod, creditorId: shared.creditorId } };
+  const { settings, tenant } = shared;
   const kind = KIND[r.type] ?? 'invoice';
   const typeCode = TYPE_CODE[kind];
   const language: DocumentLanguage = c.language === 'en' ? 'en' : 'de';
