@@ -2,7 +2,7 @@
 // font's raw tables. fontkit decodes every glyph's outline to find composite glyphs and re-encodes
 // each table field by field; here the tables are sliced from the font file, once per isolate, and
 // only the fields a subset changes are patched (test/documents/pdf.unit.test.ts compares the bytes
-// with fontkit's for every composite glyph and for whole documents).
+// with fontkit's, for a subset of every glyph of each font and for a line of text).
 //
 // Layout, as fontkit writes it: an offset table tagged 'true' and nine tables without padding in
 // this order: head (indexToLocFormat), hhea (numberOfMetrics), loca, maxp (numGlyphs), cvt, prep,
