@@ -6,7 +6,8 @@ import { forEachLimited } from '../../lib/pool';
 import type { ServiceContext } from '../context';
 import { aggregatesOf } from '../invoices/read';
 import type { InvoiceAggregate } from '../invoices/render';
-import { documentModel, loadInvoiceDocumentInputs, loadTenantDocumentInputs } from './model';
+import { loadInvoiceDocumentInputs, loadTenantDocumentInputs } from './inputs';
+import { documentModel } from './model';
 import { recordRenderFailure, recordStatements, recordStored, renderAndStoreFiles, type StoredDocument } from './render';
 
 // The documents of many invoices of one tenant at once, for the render queue's consumer
