@@ -220,15 +220,20 @@ function codewords(bytes: Uint8Array): { version: number; words: Uint8Array } {
  */
 function penalty(m: Uint8Array, size: number): number {
   let lost = 0;
+  // Rule 1 as qrcode-generator reads it: more than 5 of a module's (up to 8) neighbours share its
+  // colour. The dark modules of each 3×3 window (cut at the edges) come from running row sums.
+  const rows = new Uint8Array(size * size); // dark modules of (row, col-1..col+1)
   for (let row = 0; row < size; row++) {
-    const r0 = row > 0 ? row - 1 : row;
-    const r1 = row < size - 1 ? row + 1 : row;
+    const at = row * size;
+    for (let col = 0; col < size; col++) rows[at + col] = (col > 0 ? m[at + col - 1]! : 0) + m[at + col]! + (col < size - 1 ? m[at + col + 1]! : 0);
+  }
+  for (let row = 0; row < size; row++) {
+    const height = (row > 0 ? 1 : 0) + 1 + (row < size - 1 ? 1 : 0);
     for (let col = 0; col < size; col++) {
-      const dark = m[row * size + col];
-      const c0 = col > 0 ? col - 1 : col;
-      const c1 = col < size - 1 ? col + 1 : col;
-      let same = -1; // the module itself is counted below
-      for (let r = r0; r <= r1; r++) for (let c = c0; c <= c1; c++) if (m[r * size + c] === dark) same++;
+      const at = row * size + col;
+      const width = (col > 0 ? 1 : 0) + 1 + (col < size - 1 ? 1 : 0);
+      const dark = (row > 0 ? rows[at - size]! : 0) + rows[at]! + (row < size - 1 ? rows[at + size]! : 0);
+      const same = (m[at] ? dark : width * height - dark) - 1;
       if (same > 5) lost += 3 + same - 5;
     }
   }
