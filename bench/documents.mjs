@@ -27,6 +27,18 @@
 //   same comparison per workerd CPU second, which other load hardly moves, is printed alongside. Finally, with the server stopped, SQL over the local D1 checks
 //   every tenant (each subscription billed once, numbers 1..N; each invoice of a rendering tenant has
 //   its PDF and XML, no render errors, none of the others has any) and gives the stored byte sizes.
+// Part 3, drain (BENCH_DOCUMENTS_PARTS=drain, not in the default): how fast the render queue works off
+//   a billing run's documents. A tenant with the document settings and N subscriptions (the billing
+//   workload, SQL copies as in bench/billing.mjs; customers with an address and eInvoiceType), billed in
+//   one run with DOCUMENT_RENDERING=queue (render delay 0 unless told); then polled until every invoice
+//   has its PDF and XML. Progress is the count of invoices in number order that have their files (a
+//   binary search over GET /invoices pages of one: the queue works in finalization order), so a poll
+//   costs ~log2(N) small requests. Reported: documents rendered by the run's end, the drain time after
+//   it, the render rate while nothing but rendering runs (after the run: independent of how fast
+//   billing is) as documents/s and as a ratio to GET /health, workerd CPU per document in that phase,
+//   bytes per document, and the time N_target documents would take from a standing start at that rate
+//   (the worst case after any run: none rendered yet), checked against the target. With the server
+//   stopped, SQL confirms every invoice has its PDF and XML and no render error.
 // The server goes back to the harness's own vars at the end (for any later section).
 //
 // Environment:
@@ -42,7 +54,14 @@
 //   BENCH_DOCUMENTS_ORDER            off,on (default) or on,off: the first round's order
 //   BENCH_DOCUMENTS_BILLING_MODE     sync | async (default sync: PUT /test-clock; async: POST /billing-runs + alarms)
 //   BENCH_DOCUMENTS_TIMEOUT_SECONDS  limit per billing run (default max(600, 0.06 × N))
-//   BENCH_DOCUMENTS_DRAIN_TIMEOUT_SECONDS  limit for the queue to render everything (default max(600, 1 × N))
+//   BENCH_DOCUMENTS_DRAIN_TIMEOUT_SECONDS  limit for the queue to render everything (default max(600, 1 × N); drain part: max(1800, 1 × N))
+//   BENCH_DOCUMENTS_DRAIN_INVOICES   drain part: subscriptions billed, i.e. documents to render (default 2000; 100000 for the issue's case)
+//   BENCH_DOCUMENTS_DRAIN_MODE       drain part: sync | async billing run (default sync up to 20,000, else async)
+//   BENCH_DOCUMENTS_DRAIN_RENDER_DELAY  drain part: BILLING_RENDER_DELAY_SECONDS of the run (default 0: jobs are due at once;
+//                                    the rate is taken from the documents' progress, so a delay only shifts it)
+//   BENCH_PROFILE=<file>             drain part: also a CPU profile of the Worker while it drains, in <file>.drain
+//   BENCH_DOCUMENTS_DRAIN_POLL_SECONDS  drain part: progress poll interval (default 5)
+//   BENCH_DOCUMENTS_DRAIN_TARGET_SECONDS / _TARGET_INVOICES  drain part: the goal it is checked against (default 600 s for 100,000)
 
 import { readFileSync } from 'node:fs';
 import { assertLoopback, closedLoop, d1Execute, descendantPids, envInt, http, msSince, pool, printTable, sleep, summarize, localDatabase, benchTenant } from './lib.mjs';
@@ -58,7 +77,7 @@ const RENDERING = { on: { DOCUMENT_RENDERING: 'queue' }, off: { DOCUMENT_RENDERI
 
 function readDocumentsConfig() {
   const parts = (process.env.BENCH_DOCUMENTS_PARTS || 'render,billing').split(',').map((s) => s.trim()).filter(Boolean);
-  for (const p of parts) if (!['render', 'billing'].includes(p)) throw new Error(`BENCH_DOCUMENTS_PARTS: unknown part ${JSON.stringify(p)} (render, billing)`);
+  for (const p of parts) if (!['render', 'billing', 'drain'].includes(p)) throw new Error(`BENCH_DOCUMENTS_PARTS: unknown part ${JSON.stringify(p)} (render, billing, drain)`);
   const positions = (process.env.BENCH_DOCUMENTS_POSITIONS || '5-20').match(/^(\d+)(?:-(\d+))?$/);
   if (!positions) throw new Error(`BENCH_DOCUMENTS_POSITIONS must be MIN-MAX, got ${JSON.stringify(process.env.BENCH_DOCUMENTS_POSITIONS)}`);
   const minPositions = Math.max(1, Number(positions[1]));
@@ -73,6 +92,7 @@ function readDocumentsConfig() {
   const invoices = Math.floor(envInt('BENCH_DOCUMENTS_INVOICES', 60, 1));
   const subscriptions = Math.floor(envInt('BENCH_DOCUMENTS_SUBSCRIPTIONS', 1000, 1));
   const sample = Math.floor(envInt('BENCH_DOCUMENTS_SAMPLE', 20, 0));
+  const drainInvoices = Math.floor(envInt('BENCH_DOCUMENTS_DRAIN_INVOICES', 2000, 1));
   return {
     parts,
     invoices,
@@ -89,6 +109,15 @@ function readDocumentsConfig() {
     timeoutSeconds: envInt('BENCH_DOCUMENTS_TIMEOUT_SECONDS', Math.max(600, Math.ceil(subscriptions * 0.06)), 10),
     drainTimeoutSeconds: envInt('BENCH_DOCUMENTS_DRAIN_TIMEOUT_SECONDS', Math.max(600, subscriptions), 10),
     pollMs: 1000,
+    drain: {
+      invoices: drainInvoices,
+      mode: process.env.BENCH_DOCUMENTS_DRAIN_MODE || (drainInvoices <= 20_000 ? 'sync' : 'async'),
+      renderDelaySeconds: Math.floor(envInt('BENCH_DOCUMENTS_DRAIN_RENDER_DELAY', 0, 0)),
+      timeoutSeconds: envInt('BENCH_DOCUMENTS_DRAIN_TIMEOUT_SECONDS', Math.max(1800, drainInvoices), 10),
+      pollSeconds: envInt('BENCH_DOCUMENTS_DRAIN_POLL_SECONDS', 5, 1),
+      targetSeconds: envInt('BENCH_DOCUMENTS_DRAIN_TARGET_SECONDS', 600, 1),
+      targetInvoices: Math.floor(envInt('BENCH_DOCUMENTS_DRAIN_TARGET_INVOICES', 100_000, 1)),
+    },
   };
 }
 
@@ -328,7 +357,11 @@ async function renderPart(ctx, cfg) {
   const link = (inv) => ['PUT', `/invoices/${inv.id}/download-link?secondsValid=3600`, { headers: t.auth }];
   log(`documents: cold pass: PUT /invoices/{id}/download-link once per invoice (renders PDF + XML), concurrency ${cfg.concurrency}…`);
   const cpu0 = cpuSnapshot(ctx.server.pid());
-  const cold = await onceEach(ctx, 'download-link, cold (renders PDF + XML)', invoices, cfg.concurrency, link);
+  const coldPass = () => onceEach(ctx, 'download-link, cold (renders PDF + XML)', invoices, cfg.concurrency, link);
+  // BENCH_PROFILE=<file>: a CPU profile of the Worker during the cold pass (bench/profile.mjs).
+  const cold = process.env.BENCH_PROFILE
+    ? await (await import('./profile.mjs')).withProfile(Number(process.env.BENCH_INSPECTOR_PORT || 9339), coldPass, process.env.BENCH_PROFILE)
+    : await coldPass();
   const coldCpu = cpuDelta(cpu0, cpuSnapshot(ctx.server.pid()));
   log(`documents: cold pass ${cold.rps.toFixed(2)} renders/s, p50 ${cold.latencyMs.p50.toFixed(0)} ms, ${cold.errors} errors`);
   log('documents: warm pass: the same again (stored already: link only)…');
@@ -572,6 +605,114 @@ async function billingPart(ctx, cfg, local) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Part 3: draining a billing run's documents
+
+/**
+ * How many of the tenant's invoices, in number order, have their PDF and XML: the first one without
+ * is found by a binary search over pages of one invoice (the queue renders in finalization order,
+ * so the rendered ones are a prefix up to the few in flight). ~log2(N) requests.
+ */
+async function renderedPrefix(call, total) {
+  const rendered = async (k) => {
+    const r = await call('GET', `/invoices?limit=1&page=${k}&order[number]=asc`, undefined, { timeoutMs: 120_000 });
+    const inv = r.data[0];
+    return !!(inv?.file && inv?.xmlFile);
+  };
+  let lo = 0; // invoices 1..lo are rendered
+  let hi = total; // invoice hi+1 would be past the end
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi + 1) / 2);
+    if (await rendered(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+async function drainPart(ctx, cfg, local) {
+  const server = ctx.server;
+  const d = cfg.drain;
+  const N = d.invoices;
+  const vars = { DOCUMENT_RENDERING: 'queue', BILLING_RENDER_DELAY_SECONDS: String(d.renderDelaySeconds) };
+  const t = await createBillingTemplate(ctx, { name: 'Bench documents drain', tag: `${ctx.runTag}-drain`, customer: customerFields(cfg.eInvoiceType) });
+  await t.call('PUT', '/settings/documents', documentSettings(cfg.eInvoiceType));
+  log(`documents drain: seeding ${N} subscriptions, then billing them with ${JSON.stringify(vars)}…`);
+  let seed;
+  await server.restart(async () => void (seed = await seedFromTemplate(local, t, N)), { vars });
+
+  log('documents drain: measuring GET /health (5 s, concurrency 4)…');
+  const health = await closedLoop({ name: 'GET /health', baseUrl: ctx.url, makeRequest: () => ({ path: '/health' }), durationMs: 5000, warmupMs: 1000, concurrency: 4, signal: ctx.signal });
+
+  const cpu0 = cpuSnapshot(server.pid());
+  const r = await billingRun(ctx, { auth: t.auth, N, mode: d.mode, timeoutSeconds: Math.max(1800, Math.ceil(N * 0.06)), pollMs: cfg.pollMs });
+  const runEndedAt = process.hrtime.bigint();
+  const cpuRun = cpuDelta(cpu0, cpuSnapshot(server.pid()));
+  const invoices = r.run.invoicesCreated;
+  const atRunEnd = await renderedPrefix(t.call, invoices);
+  const cpu1 = cpuSnapshot(server.pid());
+  log(`documents drain: run ${r.run.status} in ${(r.runMs / 1000).toFixed(1)} s, ${invoices} invoices; ${atRunEnd} rendered at its end`);
+
+  const timeline = [{ seconds: 0, rendered: atRunEnd }];
+  const deadline = Date.now() + d.timeoutSeconds * 1000;
+  let rendered = atRunEnd;
+  let lastLog = Date.now();
+  const drain = async () => {
+    while (rendered < invoices && Date.now() < deadline && !ctx.signal.aborted) {
+      await sleep(d.pollSeconds * 1000);
+      rendered = await renderedPrefix(t.call, invoices);
+      timeline.push({ seconds: msSince(runEndedAt) / 1000, rendered });
+      if (Date.now() - lastLog > 30_000) {
+        lastLog = Date.now();
+        log(`  ${timeline.at(-1).seconds.toFixed(0)} s after the run: ${rendered}/${invoices} rendered`);
+      }
+    }
+  };
+  if (process.env.BENCH_PROFILE) await (await import('./profile.mjs')).withProfile(Number(process.env.BENCH_INSPECTOR_PORT || 9339), drain, `${process.env.BENCH_PROFILE}.drain`);
+  else await drain();
+  const drainSeconds = rendered >= invoices ? msSince(runEndedAt) / 1000 : null;
+  const cpuDrain = cpuDelta(cpu1, cpuSnapshot(server.pid()));
+  log(drainSeconds === null ? `documents drain: ${invoices - rendered} not rendered after ${d.timeoutSeconds} s` : `documents drain: all rendered ${drainSeconds.toFixed(1)} s after the run`);
+
+  let files;
+  let billing;
+  await server.restart(
+    async () => {
+      billing = await verify(local, t.tenantId, N);
+      finishNumbering(r.numbering, billing, N);
+      files = await fileCheck(local, t.tenantId);
+    },
+    { vars: {} },
+  );
+  // The rate with nothing but rendering on the machine's workerd: from the poll before the first
+  // progress after the run (a render delay leaves the queue idle until then) to the drain's end.
+  const drainedDocuments = invoices - atRunEnd;
+  const start = timeline[Math.max(0, timeline.findIndex((x) => x.rendered > atRunEnd) - 1)];
+  const rate = drainSeconds && drainedDocuments > 0 ? drainedDocuments / (drainSeconds - start.seconds) : null;
+  const failures = [...billing.failures];
+  if (files.withFile !== N || files.withXml !== N) failures.push(`${files.withFile} invoices with a PDF and ${files.withXml} with an XML of ${N}`);
+  if (files.renderErrors) failures.push(`${files.renderErrors} render errors (last: ${files.lastError})`);
+  if (drainSeconds === null) failures.push(`${invoices - rendered} invoices not rendered ${d.timeoutSeconds} s after the run`);
+  const projected = rate ? d.targetInvoices / rate : null;
+  return {
+    invoices: N,
+    mode: d.mode,
+    renderDelaySeconds: d.renderDelaySeconds,
+    seed,
+    health,
+    run: { seconds: r.runMs / 1000, status: r.run.status, invoicesCreated: invoices, errors: r.run.errors, cpu: cpuRun },
+    renderedAtRunEnd: atRunEnd,
+    drainSeconds,
+    drainedDocuments,
+    renderingFromSeconds: start.seconds,
+    documentsPerSecond: rate,
+    cpu: { drain: cpuDrain, workerdMsPerDocument: drainedDocuments > 0 ? (cpuDrain.workerd * 1000) / drainedDocuments : null },
+    timeline,
+    files,
+    target: { invoices: d.targetInvoices, seconds: d.targetSeconds, projectedSeconds: projected, met: projected !== null && projected <= d.targetSeconds },
+    check: { ok: failures.length === 0, failures },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
 // The section
 
 export const documentsSection = {
@@ -590,6 +731,10 @@ export const documentsSection = {
         await server.restart(undefined, { vars: RENDERING.off });
         out.render = await renderPart(ctx, cfg);
         if (out.render.problems.length) failures.push(...out.render.problems);
+      }
+      if (cfg.parts.includes('drain')) {
+        out.drain = await drainPart(ctx, cfg, local);
+        if (!out.drain.check.ok) failures.push(`drain: ${out.drain.check.failures.join('; ')}`);
       }
       if (cfg.parts.includes('billing')) {
         out.billing = await billingPart(ctx, cfg, local);
@@ -614,7 +759,7 @@ export const documentsSection = {
       // Later sections get the server as the harness started it.
       if (Object.keys(server.extraVars()).length) await server.restart(undefined, { vars: {} });
     }
-    out.results = [out.render?.health, out.render?.cold, out.render?.warm, ...(out.billing?.results ?? [])].filter(Boolean);
+    out.results = [out.render?.health, out.render?.cold, out.render?.warm, ...(out.billing?.results ?? []), out.drain?.health].filter(Boolean);
     out.failed = failures.length ? failures.join('; ') : undefined;
     return out;
   },
@@ -652,6 +797,32 @@ export const documentsSection = {
           '\n',
       );
       if (r.problems.length) w(`  PROBLEMS: ${r.problems.join('; ')}\n`);
+    }
+    const dr = out.drain;
+    if (dr) {
+      const cfg = out.config;
+      const rate = dr.documentsPerSecond;
+      w(
+        `\nDrain: ${dr.invoices} due subscriptions billed in one ${dr.mode} run (bench/billing.mjs's workload: one flat-fee position each; ` +
+          `eInvoiceType ${cfg.eInvoiceType}, so a PDF/A-3 with the CII XML embedded plus the XML), DOCUMENT_RENDERING=queue, ` +
+          `BILLING_RENDER_DELAY_SECONDS=${dr.renderDelaySeconds}; GET /health ${dr.health.rps.toFixed(1)} req/s before the run\n`,
+      );
+      w(`  billing run: ${dr.run.seconds.toFixed(1)} s (${(dr.run.invoicesCreated / dr.run.seconds).toFixed(1)} invoices/s), ${dr.renderedAtRunEnd} documents rendered by its end\n`);
+      w(
+        `  drain after the run: ${dr.drainSeconds === null ? 'TIMEOUT' : `${dr.drainSeconds.toFixed(1)} s`} for ${dr.drainedDocuments} documents` +
+          (rate ? ` (rendering from ${dr.renderingFromSeconds.toFixed(0)} s on) = ${rate.toFixed(1)} documents/s = ${(rate / dr.health.rps).toFixed(4)}x GET /health` : '') +
+          (dr.cpu.workerdMsPerDocument ? `; workerd CPU ${dr.cpu.workerdMsPerDocument.toFixed(1)} ms per document (other processes ${dr.cpu.drain.others.toFixed(0)} CPU s meanwhile)` : '') +
+          '\n',
+      );
+      const m = dr.files.media;
+      if (m.pdf) w(`  stored: ${m.pdf.count} PDFs avg ${m.pdf.avg.toFixed(0)} bytes (${m.pdf.min}-${m.pdf.max}), ${m.xml?.count ?? 0} XMLs avg ${m.xml?.avg?.toFixed(0) ?? '-'} bytes\n`);
+      if (dr.target.projectedSeconds !== null) {
+        w(
+          `  at that rate ${dr.target.invoices} documents take ${dr.target.projectedSeconds.toFixed(0)} s from a standing start (none rendered when the run ends): ` +
+            `${dr.target.met ? 'within' : 'MORE than'} the ${dr.target.seconds} s target\n`,
+        );
+      }
+      if (!dr.check.ok) w(`  check FAILED: ${dr.check.failures.join('; ')}\n`);
     }
     const bl = out.billing;
     if (bl) {

@@ -70,7 +70,13 @@ export interface PaymentJob {
 }
 
 /** A queue message: render and store one finalized document's files, or render and mail a dunning document. */
-export type DocumentJob = InvoiceRenderJob | { tenantId: string; dunningDocumentId: string };
+export type DocumentJob = InvoiceRenderJob | InvoiceRenderBatch | { tenantId: string; dunningDocumentId: string };
+
+/** A queue message: render and store the files of up to 25 finalized documents of one tenant. */
+export interface InvoiceRenderBatch {
+  tenantId: string;
+  invoiceIds: string[];
+}
 
 export interface InvoiceRenderJob {
   tenantId: string;

@@ -126,8 +126,8 @@ export async function commitGuarded<Row extends { id: string; updatedAt: string 
 
 export interface BulkUpdate {
   id: string;
-  /** The value of the guard column the change was computed from (`updatedAt`, or a status). */
-  expected: string;
+  /** The value of the guard column the change was computed from (`updatedAt`, a status, or null: still unset). */
+  expected: string | null;
   /** The columns to write (property names of the table), the same keys for every row. */
   set: Record<string, unknown>;
 }
@@ -159,7 +159,7 @@ export function guardedBulkUpdate<T extends SQLiteTable & { id: SQLiteColumn; te
       rawStatement(
         db,
         sql`UPDATE ${sql.raw(`"${name}"`)} SET ${assignments} FROM json_each(${json}) AS j
-          WHERE ${sql.raw(`"${name}"."id"`)} = json_extract(j.value, '$[0]') AND +${sql.raw(`"${name}"."tenant_id"`)} = ${tenantId} AND ${guardColumn} = json_extract(j.value, '$[1]')`,
+          WHERE ${sql.raw(`"${name}"."id"`)} = json_extract(j.value, '$[0]') AND +${sql.raw(`"${name}"."tenant_id"`)} = ${tenantId} AND ${guardColumn} IS json_extract(j.value, '$[1]')`,
       ),
       rawStatement(db, sql`SELECT json(CASE WHEN changes() = ${rows} THEN '1' ELSE 'guard_failed' END)`),
     ];

@@ -126,6 +126,11 @@ function paymentMeans(p: PaymentInstructions | null, xrechnung: boolean): Elemen
  * always present). A preview is not a document and is refused.
  */
 export function ciiXml(doc: DocumentModel, profile: CiiProfile): string {
+  return serializeCii(ciiTree(doc, profile));
+}
+
+/** The element tree of the document, before it is written out. */
+export function ciiTree(doc: DocumentModel, profile: CiiProfile): Element {
   if (doc.preview || doc.number === null) throw new Error('A preview has no document number and cannot become an e-invoice.');
   const xrechnung = profile === 'xrechnung';
   const categories = new Set(doc.lines.map((l) => l.vatCategory));
@@ -192,7 +197,7 @@ export function ciiXml(doc: DocumentModel, profile: CiiProfile): string {
       },
     },
   };
-  return serializeCii(tree);
+  return tree;
 }
 
 /**

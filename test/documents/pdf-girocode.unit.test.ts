@@ -1,3 +1,4 @@
+import qrcode from 'qrcode-generator';
 import { describe, expect, it } from 'vitest';
 import { girocodePayload } from '../../src/documents/pdf';
 import { qrMatrix } from '../../src/documents/pdf/girocode';
@@ -71,6 +72,32 @@ describe('girocodePayload', () => {
     expect((ascii.length - 17) % 4).toBe(0);
     // 60 × "Ä" are 120 UTF-8 bytes: a larger symbol than the 60 one-byte characters would need.
     expect(umlauts.length).toBeGreaterThan(qrMatrix(`BCD\n002\n1\nSCT\n\n${'A'.repeat(60)}\nDE02120300000000202051\nEUR1.00`).length);
+  });
+
+  // The renderer makes its QR codes itself (src/documents/pdf/qr.ts); each must be the symbol
+  // qrcode-generator makes of the same bytes: same version, data, error correction and mask.
+  it('is the symbol qrcode-generator makes, for payloads of every length a GiroCode can have', () => {
+    const reference = (payload: string) => {
+      const qr = qrcode(0, 'M');
+      qr.addData(String.fromCharCode(...new TextEncoder().encode(payload)), 'Byte');
+      qr.make();
+      const n = qr.getModuleCount();
+      return Array.from({ length: n }, (_, r) => Array.from({ length: n }, (_, c) => qr.isDark(r, c)));
+    };
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000;
+    const alphabet = 'ABCXYZabcxyz0123456789 .,-/ÄÖÜäöüßŁłŞşČč€\n';
+    const payloads = [girocodePayload(plain)!, girocodePayload(cases.discounts!)!];
+    for (let length = 1; length <= 331; length += 3) payloads.push(Array.from({ length }, () => alphabet[Math.floor(next() * alphabet.length)]).join(''));
+    const versions = new Set<number>();
+    for (const payload of payloads) {
+      const ours = qrMatrix(payload);
+      expect(ours, JSON.stringify(payload)).toEqual(reference(payload));
+      versions.add((ours.length - 17) / 4);
+    }
+    // Versions with and without version information (7 and above) are among them.
+    expect(Math.min(...versions)).toBeLessThan(7);
+    expect(Math.max(...versions)).toBeGreaterThanOrEqual(10);
   });
 });
 

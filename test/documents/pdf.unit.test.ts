@@ -396,22 +396,24 @@ function inflateAll(pdf: Buffer): string {
 }
 
 describe('font subsets', () => {
-  // The renderer encodes subsets itself (src/documents/pdf/fontkit.ts); the bytes must be fontkit's.
+  // The renderer writes subsets itself (src/documents/pdf/subset.ts), synchronously
+  // (src/documents/pdf/fontkit.ts); the bytes must be fontkit's.
   async function fontkitStreamBytes(subset: ReturnType<ReturnType<typeof fontkit.create>['createSubset']>): Promise<Uint8Array> {
     const parts: Uint8Array[] = [];
     await new Promise((resolve) => subset.encodeStream().on('data', (b) => parts.push(b)).on('end', resolve));
     return new Uint8Array(Buffer.concat(parts));
   }
 
-  it.each([
+  const fonts = [
     ['regular', assets.regular],
     ['bold', assets.bold],
-  ])('writes the same %s subset as fontkit does', async (_name, bytes) => {
-    const text = 'Rechnung Müller & Söhne – Grüße, Łukasiewicz: 1.234,56 € ½ Ωμέγα Жж';
+  ] as const;
+
+  async function expectSameSubset(bytes: Uint8Array, glyphsOf: (font: ReturnType<typeof fontkit.create>) => number[]) {
     const subsetOf = (kit: typeof fontkit) => {
       const font = kit.create(bytes);
       const subset = font.createSubset();
-      for (const glyph of font.layout(text).glyphs) subset.includeGlyph(glyph);
+      for (const glyph of glyphsOf(font)) subset.includeGlyph(glyph);
       return subset;
     };
     const ours = subsetOf(requestLocalFontkit);
@@ -419,5 +421,14 @@ describe('font subsets', () => {
     const mine = await new Promise<Uint8Array>((resolve) => ours.encodeStream().on('data', resolve));
     expect(mine.length).toBeGreaterThan(1000);
     expect(Buffer.from(mine).equals(Buffer.from(await fontkitStreamBytes(theirs)))).toBe(true);
+  }
+
+  it.each(fonts)('writes the same %s subset as fontkit does', async (_name, bytes) => {
+    const text = 'Rechnung Müller & Söhne – Grüße, Łukasiewicz: 1.234,56 € ½ Ωμέγα Жж';
+    await expectSameSubset(bytes, (font) => font.layout(text).glyphs.map((g) => g.id));
+  });
+
+  it.each(fonts)('writes the same %s subset as fontkit does for every glyph of the font (composites, long offsets)', async (_name, bytes) => {
+    await expectSameSubset(bytes, (font) => Array.from({ length: font.numGlyphs }, (_, i) => font.numGlyphs - 1 - i));
   });
 });

@@ -5,7 +5,7 @@ import { created, createCustomer, createTenant, ok, tick } from '../support/buil
 import { item, local, offer, subscribe, tenantAt } from '../billing/scenario';
 import { pdfAttachments, pdfText } from '../support/oracles';
 import type { DocumentJob, Env } from '../../src/env';
-import { MAX_RENDER_ATTEMPTS, sweepUnrendered } from '../../src/services/documents/jobs';
+import { invoicesOf, MAX_RENDER_ATTEMPTS, sweepUnrendered } from '../../src/services/documents/jobs';
 import { shardSweeps } from '../../src/db/directory';
 import { storeFile } from '../../src/services/documents/media';
 import {
@@ -36,7 +36,11 @@ const LEITWEG_ID = '04011000-12345-03';
 /** The jobs the sweeper of every shard would send, caught instead of queued. */
 async function sweptJobs(): Promise<DocumentJob[]> {
   const sent: DocumentJob[] = [];
-  const jobs = { sendBatch: async (messages: { body: DocumentJob }[]) => void sent.push(...messages.map((m) => m.body)) };
+  // One entry per document, whether a message names one or a tenant's batch.
+  const jobs = {
+    sendBatch: async (messages: { body: DocumentJob }[]) =>
+      void sent.push(...messages.flatMap((m) => (invoicesOf(m.body).length ? invoicesOf(m.body).map((invoiceId) => ({ tenantId: m.body.tenantId, invoiceId })) : [m.body]))),
+  };
   for (const sweep of await shardSweeps(env)) await sweepUnrendered({ ...env, DOCUMENT_JOBS: jobs } as unknown as Env, sweep, 100_000);
   return sent;
 }

@@ -7,7 +7,9 @@
 // request is cancelled as hung. A subset here is written into a plain byte sink instead, with the
 // same bytes (test/documents/pdf.unit.test.ts compares them with fontkit's own stream).
 import fontkit from '@pdf-lib/fontkit';
-import type { Fontkit, Subset, SubsetStream } from 'pdf-lib/cjs/types/fontkit';
+import type { Font, Fontkit, Subset, SubsetStream } from 'pdf-lib/cjs/types/fontkit';
+import { FontShaper } from './shaping';
+import { TrueTypeSubsetter, type FontTables } from './subset';
 
 /** What restructure's EncodeStream offers the subset encoders: numbers, buffers, strings, fill. */
 export class ByteSink {
@@ -83,6 +85,8 @@ interface EncodableSubset extends Subset {
 
 /** The subset's bytes, written in this call. */
 export function encodeSubset(subset: Subset): Uint8Array {
+  const subsetter = subsetters.get((subset as Subset & { font: Font }).font);
+  if (subsetter) return subsetter.encode(subset as Parameters<TrueTypeSubsetter['encode']>[0]);
   const sink = new ByteSink();
   (subset as EncodableSubset).encode(sink);
   return sink.result();
@@ -109,9 +113,18 @@ function streamOf(subset: Subset): SubsetStream {
   return stream;
 }
 
+/**
+ * Fonts parsed once per isolate, by the bytes they were made from: parsing DejaVu's tables (GSUB,
+ * hmtx, cmap) took a tenth of every render. Sharing one font between renders at once is safe: all
+ * it does for a render (layout, subset encoding) runs synchronously, start to end.
+ */
+const parsed = new WeakMap<Uint8Array, Font>();
+
 export const requestLocalFontkit: Fontkit = {
   ...fontkit,
   create(buffer, postscriptName) {
+    const known = postscriptName === undefined ? parsed.get(buffer) : undefined;
+    if (known) return known;
     const font = fontkit.create(buffer, postscriptName);
     const createSubset = font.createSubset.bind(font);
     font.createSubset = () => {
@@ -119,6 +132,17 @@ export const requestLocalFontkit: Fontkit = {
       subset.encodeStream = () => streamOf(subset);
       return subset;
     };
+    const shaper = new FontShaper(font as ConstructorParameters<typeof FontShaper>[0]);
+    font.layout = ((text: string, features?: unknown) => shaper.layout(text, features)) as unknown as Font['layout'];
+    shapers.set(font, shaper);
+    if (!font.cff && !(font as Font & { _variationProcessor?: unknown })._variationProcessor) subsetters.set(font, new TrueTypeSubsetter(buffer, font as unknown as FontTables));
+    if (postscriptName === undefined) parsed.set(buffer, font);
     return font;
   },
 };
+
+const shapers = new WeakMap<Font, FontShaper>();
+const subsetters = new WeakMap<Font, TrueTypeSubsetter>();
+
+/** The layout behind a font this fontkit made (for the tests: which path carried a text). */
+export const shaperOf = (font: Font): FontShaper | undefined => shapers.get(font);

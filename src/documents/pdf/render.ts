@@ -6,6 +6,7 @@ import { PDFDocument, PDFHexString } from 'pdf-lib';
 import type { PdfAssets } from '../assets';
 import type { DocumentModel } from '../model';
 import { Canvas, CONTINUATION_TOP, MM, PAGE } from './canvas';
+import { compressContentStreams, useNativeDeflate } from './deflate';
 import { makeFacturX, type DocumentInfo } from './facturx';
 import { labelsFor } from './labels';
 import { drawFirstPageHead, drawPageNumbers, drawPreviewMark, drawRunningHead, footer } from './letter';
@@ -28,6 +29,7 @@ const FONT_NAMES = { regular: 'EBDOCR+DejaVuSans', bold: 'EBDOCB+DejaVuSans-Bold
 
 export async function renderPdf(doc: DocumentModel, assets: PdfAssets, options: RenderPdfOptions = {}): Promise<Uint8Array> {
   const pdf = await PDFDocument.create({ updateMetadata: false });
+  useNativeDeflate(pdf);
   pdf.registerFontkit(requestLocalFontkit);
   const fonts = {
     regular: await pdf.embedFont(assets.regular, { subset: true, customName: FONT_NAMES.regular }),
@@ -85,7 +87,9 @@ export async function renderPdf(doc: DocumentModel, assets: PdfAssets, options: 
   // The file identifier (required by PDF/A) is derived from the input, not random.
   const id = PDFHexString.of(await fingerprint(doc, options.facturX?.xml ?? null));
   pdf.context.trailerInfo.ID = pdf.context.obj([id, id]);
-  return pdf.save();
+  compressContentStreams(pdf);
+  // pdf-lib waits for a timer every `objectsPerTick` objects while writing; a document is small.
+  return pdf.save({ objectsPerTick: Infinity });
 }
 
 /** SHA-256 over the model (the logo as its bytes) and the embedded XML, as 32 hex digits. */

@@ -65,18 +65,16 @@ export interface NewFile {
  * document, normally the same bytes: rendering is deterministic) and returns the Media row to insert.
  */
 export async function storeFile(ctx: ServiceContext, f: NewFile): Promise<MediaRow> {
-  // What is stored stays, and the record describes what is stored. The put is conditional: two
-  // renders at once both find no object, and the second must not replace what the first wrote
-  // (its bytes may differ when the settings changed in between).
-  const existing = await ctx.env.DOCUMENTS.get(f.key);
-  let bytes = existing ? new Uint8Array(await existing.arrayBuffer()) : f.bytes;
-  if (!existing) {
-    const written = await ctx.env.DOCUMENTS.put(f.key, f.bytes, { httpMetadata: { contentType: f.mimeType }, onlyIf: new Headers({ 'If-None-Match': '*' }) });
-    if (!written) {
-      const first = await ctx.env.DOCUMENTS.get(f.key);
-      if (!first) throw new Error(`The file ${f.key} was neither written nor found.`);
-      bytes = new Uint8Array(await first.arrayBuffer());
-    }
+  // What is stored stays, and the record describes what is stored. The put is conditional: of two
+  // renders at once the second must not replace what the first wrote (its bytes may differ when
+  // the settings changed in between), and a render finding an object records that one. Normally
+  // there is none, so the put comes first: one R2 operation per file.
+  let bytes = f.bytes;
+  const written = await ctx.env.DOCUMENTS.put(f.key, f.bytes, { httpMetadata: { contentType: f.mimeType }, onlyIf: new Headers({ 'If-None-Match': '*' }) });
+  if (!written) {
+    const first = await ctx.env.DOCUMENTS.get(f.key);
+    if (!first) throw new Error(`The file ${f.key} was neither written nor found.`);
+    bytes = new Uint8Array(await first.arrayBuffer());
   }
   return {
     id: newId(),

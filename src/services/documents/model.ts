@@ -1,15 +1,11 @@
-import { and, eq } from 'drizzle-orm';
-import { tenantRowsById } from '../../db/client';
 import { currencyScale, Dec, formatDecimal, fromMinorUnits } from '../../billing/money';
 import { localDay } from '../../billing/periods';
-import { invoices, media, paymentMethods, products, subscriptions, tenants } from '../../db/schema';
 import type { DocumentKind, DocumentLanguage, DocumentLine, DocumentModel, DocumentTypeCode, LineGroup, PaymentInstructions, SellerParty, VatBreakdown, VatCategory } from '../../documents/model';
 import { formatDate } from '../../documents/pdf/format';
 import type { ServiceContext } from '../context';
 import type { InvoiceAggregate, PositionRow } from '../invoices/render';
-import { loadSettings } from '../platform/settings';
-import { payingMethodWhere } from '../payments/paying-method';
-import { loadDocumentSettings, type DocumentSettingsRow } from './settings';
+import type { DocumentSettingsRow } from './settings';
+import { loadInvoiceDocumentInputs, loadTenantDocumentInputs, type InvoiceDocumentInputs, type TenantDocumentInputs } from './inputs';
 import { DEFAULT_EXEMPTION, DEFAULT_TEXTS, fillIn, generatedReversalTitle, groupDescription, legalNote, PAYMENT_TEXTS, PREVIEW_TITLES, VATEX } from './texts';
 
 // The document model of a stored invoice (or of a draft or an estimate, as a preview): what the
@@ -49,38 +45,6 @@ export interface ModelOptions {
   preview: boolean;
 }
 
-/** Reads what the model needs beyond the aggregate; one round trip. */
-async function loadContext(ctx: ServiceContext, agg: InvoiceAggregate) {
-  const r = agg.row;
-  const t = ctx.tenant.id;
-  const productIds = [...new Set(agg.positions.map((p) => p.productId).filter((id): id is string => !!id))];
-  const [tenantRows, originals, subs, methods, productRows] = await ctx.db.batch([
-    ctx.db.select({ name: tenants.name, countryCode: tenants.countryCode }).from(tenants).where(eq(tenants.id, t)),
-    ctx.db.select({ number: invoices.number, finalizationDate: invoices.finalizationDate }).from(invoices).where(and(eq(invoices.tenantId, t), eq(invoices.id, r.referencedInvoiceId ?? ''))),
-    ctx.db.select({ number: subscriptions.number }).from(subscriptions).where(and(eq(subscriptions.tenantId, t), eq(subscriptions.id, r.subscriptionId ?? ''))),
-    // The method that pays the invoice (the one rule collection and the SEPA files follow).
-    ctx.db
-      .select({ type: paymentMethods.type, mandateReference: paymentMethods.mandateReference, iban: paymentMethods.iban })
-      .from(paymentMethods)
-      .where(payingMethodWhere(t, r)),
-    ctx.db.select({ id: products.id, number: products.number }).from(products).where(tenantRowsById(products, t, productIds)),
-  ]);
-  // The tenant's article number is the item id a reader knows (BT-155); our product id is not.
-  const productNumbers = new Map(productRows.filter((p) => p.number).map((p) => [p.id, p.number!]));
-  const [settings, creditorId] = await Promise.all([loadDocumentSettings(ctx.db, t), loadSettings(ctx.db, t).then((v) => v['sepa.creditorId'])]);
-  const method = methods[0] ?? null;
-  const logo = await loadLogo(ctx, settings);
-  return { tenant: tenantRows[0]!, original: originals[0] ?? null, subscriptionNumber: subs[0]?.number ?? null, paymentMethod: method && { ...method, creditorId }, productNumbers, settings, logo };
-}
-
-/** The tenant's logo for a document, when it set one. */
-export async function loadLogo(ctx: ServiceContext, settings: DocumentSettingsRow): Promise<DocumentModel['logo']> {
-  if (!settings.logoMediaId) return null;
-  const m = await ctx.db.select().from(media).where(and(eq(media.tenantId, ctx.tenant.id), eq(media.id, settings.logoMediaId))).get();
-  const object = m ? await ctx.env.DOCUMENTS.get(m.storageFileName) : null;
-  return m && object ? { bytes: new Uint8Array(await object.arrayBuffer()), mimeType: m.mimeType === 'image/jpeg' ? 'image/jpeg' : 'image/png' } : null;
-}
-
 /** The seller as every document names it: the letterhead of the document settings. */
 export function sellerParty(settings: DocumentSettingsRow, tenant: { name: string; countryCode: string }): SellerParty {
   return {
@@ -96,10 +60,25 @@ export function sellerParty(settings: DocumentSettingsRow, tenant: { name: strin
   };
 }
 
-export async function documentModel(ctx: ServiceContext, agg: InvoiceAggregate, options: ModelOptions): Promise<DocumentModel> {
+/**
+ * The document of one invoice. `inputs`: what a batch of documents read together (the queue
+ * consumer); without them this reads its own.
+ */
+export async function documentModel(
+  ctx: ServiceContext,
+  agg: InvoiceAggregate,
+  options: ModelOptions,
+  inputs?: { tenant: TenantDocumentInputs; invoice: InvoiceDocumentInputs },
+): Promise<DocumentModel> {
+  if (inputs) return modelOf(ctx, agg, options, inputs.tenant, inputs.invoice);
+  const [tenant, byAgg] = await Promise.all([loadTenantDocumentInputs(ctx), loadInvoiceDocumentInputs(ctx, [agg])]);
+  return modelOf(ctx, agg, options, tenant, byAgg.get(agg)!);
+}
+
+function modelOf(ctx: ServiceContext, agg: InvoiceAggregate, options: ModelOptions, shared: TenantDocumentInputs, own: InvoiceDocumentInputs): DocumentModel {
   const { row: r, customer: c } = agg;
-  const loaded = await loadContext(ctx, agg);
-  const { settings, tenant } = loaded;
+  const loaded = { ...own, logo: shared.logo, paymentMethod: own.paymentMethod && { ...own.paymentMethod, creditorId: shared.creditorId } };
+  const { settings, tenant } = shared;
   const kind = KIND[r.type] ?? 'invoice';
   const typeCode = TYPE_CODE[kind];
   const language: DocumentLanguage = c.language === 'en' ? 'en' : 'de';

@@ -1,14 +1,16 @@
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { isGuardFailure, requirePreviousChange, runBatch, type Db } from '../../db/client';
-import { invoices, media } from '../../db/schema';
+import { isGuardFailure, runBatch, type Db } from '../../db/client';
+import { guardedBulkUpdate } from '../../db/commit';
+import { insertJsonRows } from '../../db/insert';
+import { events, invoices, media } from '../../db/schema';
 import { pdfAssets } from '../../documents/assets';
 import { ciiXml } from '../../documents/cii';
 import { eInvoiceGaps } from '../../documents/e-invoice-gaps';
 import type { DocumentModel, EInvoiceType } from '../../documents/model';
 import { renderPdf } from '../../documents/pdf/render';
 import { ublXml } from '../../documents/ubl';
-import { insertEvent } from '../../events/outbox';
+import { eventRow } from '../../events/outbox';
 import { ApiError } from '../../http/errors';
 import { logError, safeErrorMessage } from '../../lib/log';
 import type { ServiceContext } from '../context';
@@ -94,47 +96,78 @@ export async function recordRenderFailure(db: Db, tenantId: string, invoiceId: s
 /** The problem type of a render that failed (and was recorded on the document). */
 export const RENDER_FAILED = 'document-unavailable';
 
-async function renderAndStore(ctx: ServiceContext, agg: InvoiceAggregate): Promise<DocumentFiles> {
-  const model = await documentModel(ctx, agg, { preview: false });
+/** A document whose files are in R2, and what records them. */
+export interface StoredDocument {
+  agg: InvoiceAggregate;
+  files: DocumentFiles;
+  /** Why a document asked to be an e-invoice has none (kept where a failure would be). */
+  renderError: string | null;
+}
+
+/** Renders the document's files and stores them in R2 (each written once: see storeFile). */
+export async function renderAndStoreFiles(ctx: ServiceContext, agg: InvoiceAggregate, model: DocumentModel): Promise<StoredDocument> {
   const rendered = await renderDocument(model, agg.row.eInvoiceType);
   const base = `${ctx.tenant.id}/invoices/${agg.row.id}/${agg.row.number}`;
-  const file = await storeFile(ctx, { ownerType: 'invoice', ownerId: agg.row.id, purpose: 'pdf', key: `${base}.pdf`, bytes: rendered.pdf, mimeType: 'application/pdf', fileExtension: 'pdf', fileName: safeFileName(`${agg.row.number}.pdf`) });
-  const xml = rendered.xml
-    ? await storeFile(ctx, {
-        ownerType: 'invoice',
-        ownerId: agg.row.id,
-        purpose: 'xml',
-        key: `${base}${rendered.xml.fileSuffix}.xml`,
-        bytes: new TextEncoder().encode(rendered.xml.text),
-        mimeType: 'application/xml',
-        fileExtension: 'xml',
-        fileName: safeFileName(`${agg.row.number}${rendered.xml.fileSuffix}.xml`),
-      })
-    : null;
+  const own = { ownerType: 'invoice' as const, ownerId: agg.row.id };
+  const [file, xml] = await Promise.all([
+    storeFile(ctx, { ...own, purpose: 'pdf', key: `${base}.pdf`, bytes: rendered.pdf, mimeType: 'application/pdf', fileExtension: 'pdf', fileName: safeFileName(`${agg.row.number}.pdf`) }),
+    rendered.xml
+      ? storeFile(ctx, {
+          ...own,
+          purpose: 'xml',
+          key: `${base}${rendered.xml.fileSuffix}.xml`,
+          bytes: new TextEncoder().encode(rendered.xml.text),
+          mimeType: 'application/xml',
+          fileExtension: 'xml',
+          fileName: safeFileName(`${agg.row.number}${rendered.xml.fileSuffix}.xml`),
+        })
+      : null,
+  ]);
   // A document asked to be an e-invoice that cannot be one keeps the reason where a failure would
   // be (the tenant sees the letterhead's part in GET /settings/documents, eInvoiceReadiness).
   const renderError = rendered.eInvoiceGaps.length ? `No e-invoice, missing: ${rendered.eInvoiceGaps.join('; ')}`.slice(0, 500) : null;
-  const after = renderLoaded({ ...agg, row: { ...agg.row, fileId: file.id, xmlFileId: xml?.id ?? null, renderError }, media: [file, ...(xml ? [xml] : [])] });
-  // Files belong to the document, not to a change of it: updatedAt stays, so a client's next
-  // guarded write is not refused because a render finished in between.
-  const statements: BatchItem<'sqlite'>[] = [
-    ctx.db
-      .update(invoices)
-      .set({ fileId: file.id, xmlFileId: xml?.id ?? null, renderError })
-      .where(and(eq(invoices.tenantId, ctx.tenant.id), eq(invoices.id, agg.row.id), isNull(invoices.fileId))),
-    requirePreviousChange(ctx.db),
-    ctx.db.insert(media).values(file),
-    ...(xml ? [ctx.db.insert(media).values(xml)] : []),
-    insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: 'invoice.updated', resourceId: agg.row.id, data: after, now: ctx.now }),
+  return { agg, files: { file, xml }, renderError };
+}
+
+/** The invoice as `invoice.updated` shows it once its files are recorded. */
+function withFiles(s: StoredDocument) {
+  const { agg, files, renderError } = s;
+  return renderLoaded({ ...agg, row: { ...agg.row, fileId: files.file.id, xmlFileId: files.xml?.id ?? null, renderError }, media: [files.file, ...(files.xml ? [files.xml] : [])] });
+}
+
+/**
+ * The records of stored documents, in bulk: each invoice takes its file ids only while it has
+ * none (the batch fails as a whole otherwise, see guardedBulkUpdate), its Media rows and its
+ * `invoice.updated`. Files belong to the document, not to a change of it: updatedAt stays, so a
+ * client's next guarded write is not refused because a render finished in between.
+ */
+export function recordStatements(ctx: ServiceContext, stored: readonly StoredDocument[]): BatchItem<'sqlite'>[] {
+  const updates = stored.map((s) => ({ id: s.agg.row.id, expected: null, set: { fileId: s.files.file.id, xmlFileId: s.files.xml?.id ?? null, renderError: s.renderError } }));
+  const rows = stored.flatMap((s) => [s.files.file, ...(s.files.xml ? [s.files.xml] : [])]);
+  return [
+    ...guardedBulkUpdate(ctx.db, invoices, ctx.tenant.id, 'fileId', updates),
+    ...insertJsonRows(ctx.db, media, rows),
+    ...insertJsonRows(
+      ctx.db,
+      events,
+      stored.map((s) => eventRow({ tenantId: ctx.tenant.id, type: 'invoice.updated', resourceId: s.agg.row.id, data: withFiles(s), now: ctx.now })),
+    ),
   ];
+}
+
+/** Records one stored document; when another render recorded its files first, those are the document's. */
+export async function recordStored(ctx: ServiceContext, s: StoredDocument): Promise<DocumentFiles> {
   try {
-    await runBatch(ctx.db, statements);
+    await runBatch(ctx.db, recordStatements(ctx, [s]));
   } catch (err) {
-    // Another render stored the files first: its records are the document's.
     if (!isGuardFailure(err)) throw err;
-    const again = await storedFiles(ctx, await loadInvoice(ctx, agg.row.id));
+    const again = await storedFiles(ctx, await loadInvoice(ctx, s.agg.row.id));
     if (!again) throw err;
     return again;
   }
-  return { file, xml };
+  return s.files;
+}
+
+async function renderAndStore(ctx: ServiceContext, agg: InvoiceAggregate): Promise<DocumentFiles> {
+  return recordStored(ctx, await renderAndStoreFiles(ctx, agg, await documentModel(ctx, agg, { preview: false })));
 }

@@ -14,6 +14,11 @@ export function payingMethodWhere(tenantId: string, invoice: { customerId: strin
   )!;
 }
 
+/** The same rule over methods already read: the invoice's own, else its customer's default. */
+export function payingMethodOf<M extends { id: string; customerId: string; isDefault: boolean }>(invoice: { customerId: string; paymentMethodId: string | null }, methods: readonly M[]): M | null {
+  return methods.find((m) => m.customerId === invoice.customerId && (invoice.paymentMethodId ? m.id === invoice.paymentMethodId : m.isDefault)) ?? null;
+}
+
 /**
  * Raw SQL join condition of `payment_methods m` on the invoice aliased `i`, for queries over many
  * invoices. The method must also be the invoice customer's.
