@@ -4,7 +4,7 @@ import { eventsOf, get, put, query, type TestTenant } from '../support/api';
 import { createCustomer, createTenant, ok } from '../support/builders';
 import { pdfText } from '../support/oracles';
 import type { DocumentJob } from '../../src/env';
-import { consumeDocumentJobs } from '../../src/services/documents/jobs';
+import { consumeDocumentJobs, requestRendering } from '../../src/services/documents/jobs';
 import { ensureRendered } from '../../src/services/documents/render';
 import { renderInvoices } from '../../src/services/documents/render-batch';
 import { contextOf, draftInvoice, downloadLinks, fetchLink, finalizedInvoice, line, LETTERHEAD, renderedInvoice, renderState, storedObjects } from './builders';
@@ -60,9 +60,10 @@ describe('the render queue consumer', () => {
     const draft = await draftInvoice(a.t, a.c.id);
     await unrender(a.t, a.ids);
     await unrender(b.t, b.ids);
+    // Messages of one document (API finalizations) and of a tenant's batch (a billing run's chunk).
     const jobs: DocumentJob[] = [
       ...a.ids.map((invoiceId) => ({ tenantId: a.t.id, invoiceId })),
-      ...b.ids.map((invoiceId) => ({ tenantId: b.t.id, invoiceId })),
+      { tenantId: b.t.id, invoiceIds: b.ids },
       { tenantId: a.t.id, invoiceId: a.ids[0]! },
       { tenantId: a.t.id, invoiceId: draft.id },
       { tenantId: b.t.id, invoiceId: 'no-such-invoice' },
@@ -85,6 +86,26 @@ describe('the render queue consumer', () => {
     }
     // A draft has no document: its render failed and is counted, as on demand.
     expect((await renderState(a.t, draft.id))[0]).toMatchObject({ file_id: null, render_attempts: 1 });
+  });
+
+  it('queues renders as one message per tenant and up to 25 documents, dunning deliveries one each', async () => {
+    const sent: { body: DocumentJob; delaySeconds?: number }[][] = [];
+    const queue = { sendBatch: async (messages: { body: DocumentJob }[], options?: { delaySeconds?: number }) => void sent.push(messages.map((m) => ({ ...m, ...options }))) };
+    const ids = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
+    await requestRendering({ ...env, DOCUMENT_JOBS: queue } as never, [
+      ...ids('a', 60).map((invoiceId) => ({ tenantId: 'tenant-a', invoiceId })),
+      { tenantId: 'tenant-a', dunningDocumentId: 'dunning-1' },
+      ...ids('b', 3).map((invoiceId) => ({ tenantId: 'tenant-b', invoiceId })),
+    ], { delaySeconds: 60 });
+    const messages = sent.flat();
+    expect(messages.map((m) => m.body)).toEqual([
+      { tenantId: 'tenant-a', dunningDocumentId: 'dunning-1' },
+      { tenantId: 'tenant-a', invoiceIds: ids('a', 60).slice(0, 25) },
+      { tenantId: 'tenant-a', invoiceIds: ids('a', 60).slice(25, 50) },
+      { tenantId: 'tenant-a', invoiceIds: ids('a', 60).slice(50) },
+      { tenantId: 'tenant-b', invoiceIds: ids('b', 3) },
+    ]);
+    expect(messages.every((m) => m.delaySeconds === 60)).toBe(true);
   });
 
   it('renders documents already rendered not again', async () => {
