@@ -23,4 +23,5 @@ DROP TABLE `events`;--> statement-breakpoint
 ALTER TABLE `__new_events` RENAME TO `events`;--> statement-breakpoint
 CREATE INDEX `events_tenant_idx` ON `events` (`tenant_id`,`created_at`);--> statement-breakpoint
 CREATE INDEX `events_unpublished_idx` ON `events` (`published_at`,`created_at`);--> statement-breakpoint
+CREATE INDEX `events_document_idx` ON `events` (`document_id`) WHERE document_id IS NOT NULL;--> statement-breakpoint
 CREATE INDEX `webhook_deliveries_untried_idx` ON `webhook_deliveries` (`webhook_id`,`id`) WHERE status = 'pending' AND attempts = 0;

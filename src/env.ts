@@ -54,6 +54,8 @@ export interface Env {
   OPEN_BANKING_PROVIDER?: string;
   /** `queue` (default): finalized invoices with an automatic payment method are collected by a job; `off`: only by API. */
   PAYMENT_COLLECTION?: string;
+  /** Days events, their webhook deliveries and shared documents are kept (default 30; src/events/retention.ts). */
+  EVENT_RETENTION_DAYS?: string;
 }
 
 /**

@@ -6,6 +6,7 @@ import { sweepSubscriptions } from '../services/subscriptions/sweep';
 import { importRates } from '../services/billing/exchange-rates';
 import { createServiceContext, platformPorts } from '../services/context';
 import { sweepDeliveries } from '../events/publish';
+import { purgeOldEvents } from '../events/retention';
 import { sweepUnrendered } from '../services/documents/jobs';
 import { sweepUndeliveredDunning } from '../services/dunning/delivery';
 import { sweepAllCollections } from '../services/payments/collection-jobs';
@@ -146,6 +147,7 @@ async function runShardJobs(cron: string, env: Env, sweep: ShardSweep): Promise<
     log('payment-method-expiry', { expired: await expireAllPaymentMethods(env, sweep) });
     log('purge-idempotency-keys', { purged: await purgeExpiredIdempotencyKeys(sweep) });
     log('purge-abandoned-carts', { deleted: await purgeAbandonedCarts(sweep) });
+    log('purge-old-events', await purgeOldEvents(env, sweep, systemNow()));
     log('dunning', { issued: await dispatchDunning(env, sweep) });
   }
 }

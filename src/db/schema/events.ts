@@ -23,6 +23,8 @@ export const events = sqliteTable(
   (t) => [
     index('events_tenant_idx').on(t.tenantId, t.createdAt),
     index('events_unpublished_idx').on(t.publishedAt, t.createdAt),
+    // Which events still point to a shared document (the retention purge keeps those documents).
+    index('events_document_idx').on(t.documentId).where(sql`document_id IS NOT NULL`),
   ],
 );
 
