@@ -1,5 +1,5 @@
-// Benchmark toolkit: local server start/stop, a closed-loop HTTP load generator, a bounded worker
-// pool and table/JSON output. Node built-ins only (global fetch = undici, keep-alive by default).
+// Benchmark toolkit: local server start/stop, closed-loop HTTP load (autocannon), a bounded worker
+// pool and table/JSON output. Single requests go through global fetch (undici, keep-alive).
 //
 // Safety rules kept by every function here:
 //   - only loopback URLs are ever requested (assertLoopback);
@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import autocannon from 'autocannon';
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -174,12 +175,18 @@ export function summarize(name, latenciesMs, { errors, errorKinds, elapsedMs, co
 // Load generation
 
 /**
- * Closed-loop load: `concurrency` workers, each sends one request, waits for the full response, then
- * sends the next, until `durationMs` has passed (requests in flight at the deadline are completed and
- * counted). A request is an error unless `isOk(status)` (default: 2xx); network failures and timeouts
- * are errors too. The first `warmupMs` run the same loop without recording.
+ * Closed-loop load through autocannon: `concurrency` keep-alive connections, each sends one request,
+ * waits for the whole response, then sends the next, until `durationMs` has passed. A request is an
+ * error unless `isOk(status)` (default: 2xx); connection failures and timeouts are errors too. The
+ * first `warmupMs` run the same load without recording. `around(run)` wraps the measured phase
+ * (a CPU profile of the server, say) and answers what run() answers.
  *
- * makeRequest(seq, worker) → { method = 'GET', path, headers, body } (body: string or object → JSON).
+ * makeRequest(seq) → { method = 'GET', path, headers, body } (body: string or object → JSON), called
+ * for every request, so each may differ (another id, another batch).
+ *
+ * Latencies are autocannon's own per-request times (from writing the request to the last byte of
+ * the answer, process.hrtime), collected unrounded from its `response` events rather than read from
+ * its millisecond histogram, so sub-millisecond endpoints keep their percentiles.
  */
 export async function closedLoop({
   name,
@@ -191,82 +198,68 @@ export async function closedLoop({
   timeoutMs = 30_000,
   isOk = (status) => status >= 200 && status < 300,
   signal,
+  around = (run) => run(),
 }) {
   const origin = assertLoopback(baseUrl);
   if (!(durationMs > 0) || !(concurrency >= 1)) throw new Error('closedLoop: durationMs and concurrency must be positive');
-
-  const latencies = [];
-  const errorKinds = {};
-  let errors = 0;
   let seq = 0;
-  let recording = false;
-  let stopAt = 0;
-  const inFlight = new Set();
-
-  const abortAll = () => {
-    for (const c of inFlight) c.abort(signal?.reason ?? new Error('aborted'));
-  };
-  signal?.addEventListener('abort', abortAll, { once: true });
-
-  const one = async (worker) => {
-    const spec = makeRequest(seq++, worker);
-    const headers = { ...(spec.headers ?? {}) };
+  const requestOf = (req) => {
+    const spec = makeRequest(seq++);
+    const headers = { ...req.headers, ...(spec.headers ?? {}) };
     let body = spec.body;
     if (body !== undefined && typeof body !== 'string') {
       body = JSON.stringify(body);
       headers['Content-Type'] ??= 'application/json';
     }
-    const ctl = new AbortController();
-    inFlight.add(ctl);
-    const timer = setTimeout(() => ctl.abort(new Error('timeout')), timeoutMs);
-    const rec = recording;
-    const t0 = process.hrtime.bigint();
-    try {
-      const res = await fetch(origin + spec.path, { method: spec.method ?? 'GET', headers, body, signal: ctl.signal });
-      await res.arrayBuffer(); // drain, so the connection is reused
-      const ms = msSince(t0);
-      if (rec) {
-        latencies.push(ms);
-        if (!isOk(res.status)) {
+    return { ...req, method: spec.method ?? 'GET', path: spec.path, headers, body };
+  };
+
+  const phase = (ms, record) =>
+    new Promise((resolvePhase, rejectPhase) => {
+      if (signal?.aborted) return rejectPhase(signal.reason);
+      const latencies = [];
+      const errorKinds = {};
+      let errors = 0;
+      const t0 = process.hrtime.bigint();
+      const instance = autocannon(
+        {
+          url: origin,
+          connections: concurrency,
+          pipelining: 1,
+          duration: ms / 1000,
+          timeout: timeoutMs / 1000,
+          // Stop checks run on this tick: a short one ends the phase close to its deadline.
+          sampleInt: 100,
+          requests: [{ setupRequest: requestOf }],
+        },
+        (err) => {
+          signal?.removeEventListener('abort', onAbort);
+          if (err) return rejectPhase(err);
+          if (signal?.aborted) return rejectPhase(signal.reason);
+          const elapsedMs = msSince(t0);
+          resolvePhase(record ? summarize(name, latencies, { errors, errorKinds, elapsedMs, concurrency }) : undefined);
+        },
+      );
+      const onAbort = () => instance.stop();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (!record) return;
+      instance.on('response', (_client, status, _bytes, responseMs) => {
+        latencies.push(responseMs);
+        if (!isOk(status)) {
           errors += 1;
-          errorKinds[res.status] = (errorKinds[res.status] ?? 0) + 1;
+          errorKinds[status] = (errorKinds[status] ?? 0) + 1;
         }
-      }
-    } catch (err) {
-      if (signal?.aborted) return;
-      if (rec) {
+      });
+      instance.on('reqError', (err) => {
         errors += 1;
         errorKinds.network = (errorKinds.network ?? 0) + 1;
-        const kind = err?.cause?.code ?? err?.name ?? 'Error';
+        const kind = err?.code ?? (/timed out/.test(err?.message ?? '') ? 'timeout' : err?.name ?? 'Error');
         errorKinds[`network:${kind}`] = (errorKinds[`network:${kind}`] ?? 0) + 1;
-      }
-      // Back off a little so a dead server does not turn the loop into a busy spin.
-      await sleep(10);
-    } finally {
-      clearTimeout(timer);
-      inFlight.delete(ctl);
-    }
-  };
-
-  const phase = async (ms) => {
-    stopAt = Date.now() + ms;
-    const workers = Array.from({ length: concurrency }, async (_, w) => {
-      while (Date.now() < stopAt && !signal?.aborted) await one(w);
+      });
     });
-    await Promise.all(workers);
-  };
 
-  try {
-    if (warmupMs > 0) await phase(warmupMs);
-    recording = true;
-    const t0 = process.hrtime.bigint();
-    await phase(durationMs);
-    const elapsedMs = msSince(t0);
-    if (signal?.aborted) throw signal.reason;
-    return summarize(name, latencies, { errors, errorKinds, elapsedMs, concurrency });
-  } finally {
-    signal?.removeEventListener('abort', abortAll);
-  }
+  if (warmupMs > 0) await phase(warmupMs, false);
+  return around(() => phase(durationMs, true));
 }
 
 /**
@@ -493,6 +486,8 @@ export async function startLocalServer({
   verbose = false,
   keepState = false,
   cwd = PROJECT_ROOT, // directory holding wrangler.toml
+  inspectorPort, // wrangler dev's inspector (bench/profile.mjs attaches to it); none by default
+  extraArgs = [], // more `wrangler dev` arguments (the ceiling worker's compatibility date and flags)
   signal,
 }) {
   if (await portInUse(port)) {
@@ -515,8 +510,8 @@ export async function startLocalServer({
   const launch = async () => {
     const args = ['dev', '--local', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', persistTo];
     args.push('--show-interactive-dev-session=false', '--log-level', logLevel);
-    // BENCH_PROFILE (bench/profile.mjs) attaches to the Worker through the inspector.
-    if (process.env.BENCH_PROFILE) args.push('--inspector-port', process.env.BENCH_INSPECTOR_PORT || '9339');
+    if (inspectorPort) args.push('--inspector-port', String(inspectorPort));
+    args.push(...extraArgs);
     for (const [k, v] of Object.entries({ ...vars, ...extraVars })) args.push('--var', `${k}:${v}`);
     proc = await spawnWrangler(args, { verbose, cwd });
     const current = proc;
@@ -727,6 +722,24 @@ export function printTable(rows, columns, out = process.stdout) {
   out.write(line(columns.map((c) => c.title)) + '\n');
   out.write(widths.map((w) => '-'.repeat(w)).join('  ') + '\n');
   for (const row of cells) out.write(line(row) + '\n');
+}
+
+/** The two baseline rows of a section (bench/run.mjs, ctx.baselines()): the API's GET /health and the ceiling. */
+export const HEALTH = 'GET /health';
+export const CEILING = 'hello-world Hono (platform ceiling)';
+
+/**
+ * printTable columns comparing each row's requests per second with the section's baselines:
+ * `vs /health` and, when the ceiling was measured, `vs ceiling`.
+ */
+export function baselineColumns(results) {
+  const health = results.find((r) => r.name === HEALTH);
+  const ceiling = results.find((r) => r.name === CEILING);
+  const ratio = (r, base) => (base?.rps ? `${(r.rps / base.rps).toFixed(3)}x` : '-');
+  return [
+    { title: 'vs /health', value: (r) => ratio(r, health) },
+    ...(ceiling ? [{ title: 'vs ceiling', value: (r) => ratio(r, ceiling) }] : []),
+  ];
 }
 
 /** Writes `data` as pretty JSON, creating the directory. Returns the path. */
