@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { and, eq, gt, isNull, lte, or, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { insertRows } from '../../db/insert';
-import { entitlements, featureAssignments, features, pricePlans, products, subscriptionItems, subscriptions } from '../../db/schema';
+import { customers, entitlements, featureAssignments, features, pricePlans, products, subscriptionItems, subscriptions } from '../../db/schema';
 import type { EventType } from '../../events/catalogue';
 import { insertEvent } from '../../events/outbox';
 import { ApiError, Violations } from '../../http/errors';
@@ -151,28 +151,34 @@ export async function listSubscriptionEntitlements(ctx: ServiceContext, subscrip
 
 /**
  * The check an application makes on each of its own requests: is this customer entitled to a
- * feature, and with which value? One read on the (tenant, customer, feature, active) index.
+ * feature, and with which value? One statement: the customer by primary key (404 when it is not the
+ * tenant's) and its entitlements on the (tenant, customer, feature, active) index.
  */
 export async function customerEntitlement(ctx: ServiceContext, customerId: string, featureCode: string): Promise<CustomerEntitlement> {
+  const nowIso = ctx.now.toISOString();
   const rows = await ctx.db
-    .select({ value: entitlements.value, validUntil: entitlements.validUntil, subscriptionId: entitlements.subscriptionId })
-    .from(entitlements)
-    .where(
+    .select({ value: entitlements.value, subscriptionId: entitlements.subscriptionId })
+    .from(customers)
+    .leftJoin(
+      entitlements,
       and(
-        eq(entitlements.tenantId, ctx.tenant.id),
-        eq(entitlements.customerId, customerId),
+        eq(entitlements.tenantId, customers.tenantId),
+        eq(entitlements.customerId, customers.id),
         eq(entitlements.featureCode, featureCode),
         eq(entitlements.active, true),
-        or(isNull(entitlements.validFrom), lte(entitlements.validFrom, ctx.now.toISOString())),
-        or(isNull(entitlements.validUntil), gt(entitlements.validUntil, ctx.now.toISOString())),
+        or(isNull(entitlements.validFrom), lte(entitlements.validFrom, nowIso)),
+        or(isNull(entitlements.validUntil), gt(entitlements.validUntil, nowIso)),
       ),
-    );
+    )
+    .where(and(eq(customers.tenantId, ctx.tenant.id), eq(customers.id, customerId)));
+  if (rows.length === 0) throw ApiError.notFound('Customer');
+  const held = rows.filter((r): r is { value: string | null; subscriptionId: string } => r.subscriptionId !== null);
   return {
     customer: customerId,
     feature: featureCode,
-    entitled: rows.length > 0,
-    values: [...new Set(rows.map((r) => r.value).filter((v): v is string => v !== null))],
-    subscriptions: [...new Set(rows.map((r) => r.subscriptionId))],
+    entitled: held.length > 0,
+    values: [...new Set(held.map((r) => r.value).filter((v): v is string => v !== null))],
+    subscriptions: [...new Set(held.map((r) => r.subscriptionId))],
   };
 }
 
