@@ -8,7 +8,7 @@ import { billInstantUsage } from '../billing/bill';
 import { afterFinalization } from '../invoices/after-finalization';
 import { billingGroups, customers, measurements, products, subscriptionItems, subscriptions, usageEvents, pricePlans } from '../../db/schema';
 import { tenantRowsById } from '../../db/client';
-import { insertRows } from '../../db/insert';
+import { insertJsonRows } from '../../db/insert';
 import { ApiError, type Violation } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { unbillableAmount } from '../catalogue/price-plans';
@@ -18,7 +18,7 @@ import { logError } from '../../lib/log';
 
 /** Event ids are remembered (and old events refused) for this long: a retry within it is counted once. */
 export const USAGE_DEDUP_DAYS = 35;
-export const USAGE_BATCH_LIMIT = 1000;
+export const USAGE_BATCH_LIMIT = 10_000;
 const MICROS = 1_000_000n;
 /** Aggregations that bill the number of events, whatever their quantities. */
 const COUNTING = new Set(['count', 'count_unique']);
@@ -141,10 +141,11 @@ export async function ingestUsage(ctx: ServiceContext, events: UsageEventInput[]
   });
   let accepted = 0;
   if (rows.length) {
-    // One batch is atomic; a duplicate event id is skipped, and what each statement returns was stored.
-    const statements = insertRows(ctx.db, usageEvents, rows, { finish: (q) => q.onConflictDoNothing().returning({ id: usageEvents.eventId }) });
-    const results = (await ctx.db.batch(statements as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as unknown as { id: string }[][];
-    accepted = results.reduce((n, r) => n + r.length, 0);
+    // One batch is atomic, a few statements however many events (the rows go in as JSON); an event
+    // id already stored, or repeated earlier in the batch, is skipped, and each statement's count of
+    // changed rows is what it stored.
+    const results = (await ctx.db.batch(insertJsonRows(ctx.db, usageEvents, rows, { ignoreConflicts: true }) as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as unknown as D1Result[];
+    accepted = results.reduce((n, r) => n + r.meta.changes, 0);
   }
   // instant_metered usage is billed at once, each push on its own invoice. The events are stored
   // whatever happens to that: a push that cannot be billed now is left to the next run, which
