@@ -10,7 +10,15 @@
 //   BENCH_PORT              port for the local server (default 8799)
 //   BENCH_SECONDS           measured duration per scenario (default 10)
 //   BENCH_WARMUP_SECONDS    unrecorded warm-up per scenario (default 1; 0 = none)
-//   BENCH_CONCURRENCY       closed-loop workers per scenario (default 16)
+//   BENCH_CONCURRENCY       closed-loop connections per scenario (default 16; autocannon, one request
+//                           in flight per connection)
+//   BENCH_CEILING_PORT      port of the hello-world Hono worker (bench/hello), started beside the API
+//                           with its compatibility date and flags: the platform's ceiling (default BENCH_PORT+1)
+//   BENCH_CEILING_URL       use this running ceiling worker instead (with BENCH_URL there is none otherwise)
+//   BENCH_PROFILE=<path>    CPU-profile the API during each measurement (not the warm-up): top functions
+//                           by self and inclusive time in <path>.<endpoint>.txt, the raw profile beside it
+//                           (.cpuprofile); the inspector on BENCH_INSPECTOR_PORT (default 9339). Profiling
+//                           slows the API: read ratios from a run without it
 //   BENCH_CUSTOMERS         customers created during setup (default 10000)
 //   BENCH_FILL_CONCURRENCY  concurrent requests while filling (default 16)
 //   BENCH_LIST_PAGES        GET /customers spreads `page` over 1..N (default 10)
@@ -28,15 +36,21 @@
 //                           VALIDATE=0 skips the XSD check of the pain.008): see bench/payments.mjs
 //   BENCH_CHECKOUT_*        the checkout section (carts opened, flows timed): see bench/checkout.mjs
 //
-// Sections: http (endpoints vs GET /health), usage (measurement ingestion), billing (one billing run
+// The http, usage and checkout sections measure GET /health and the ceiling worker in the same run
+// (ctx.baselines()) and print each row as a share of both.
+//
+// Sections: http (endpoints vs GET /health, entitlement check), usage (measurement ingestion, 1,000 and
+// 10,000 events a batch), billing (one billing run
 // over seeded subscriptions), webhooks (API latency with a slow receiver), documents (PDF + XML
 // renders per second, bytes per document, billing rate with rendering on vs off), payments (a camt.053
 // of N entries imported and matched against N open invoices, a pain.008 of N debits: time, memory),
 // checkout (public cart reads vs GET /health, the open → change → confirm flow).
 //
 // Adding a section: append an object to
-// SECTIONS with { name, title, run(ctx) }. run() returns { setup?, results: [summary…], baseline? }
-// where each summary comes from ctx.measure() (or lib.summarize()). ctx gives the target URL,
+// SECTIONS with { name, title, run(ctx) }. run() returns { setup?, results: [summary…], goals? }
+// where each summary comes from ctx.measure() (or lib.summarize()), the baselines from
+// ctx.baselines(), and goals ([{ name, goal }]) are printed with the ratio of the row named so to
+// GET /health. ctx gives the target URL,
 // admin token, config, the shutdown signal, and memoised shared fixtures: ctx.tenant() and
 // ctx.customers() (created on first use, reused by later sections). A section with results of
 // another shape brings its own report(out); out.failed (a message) makes the benchmark exit 1.
