@@ -176,9 +176,11 @@ export function summarize(name, latenciesMs, { errors, errorKinds, elapsedMs, co
 
 /**
  * Closed-loop load through autocannon: `concurrency` keep-alive connections, each sends one request,
- * waits for the whole response, then sends the next, until `durationMs` has passed. A request is an
- * error unless `isOk(status)` (default: 2xx); connection failures and timeouts are errors too. The
- * first `warmupMs` run the same load without recording. `around(run)` wraps the measured phase
+ * waits for the whole response, then sends the next, until `durationMs` has passed; requests in
+ * flight then are completed and counted (each connection sends nothing more), so a slow request
+ * (a 10,000-event batch) is neither lost nor left running into the next measurement. A request is
+ * an error unless `isOk(status)` (default: 2xx); connection failures and timeouts are errors too.
+ * The first `warmupMs` run the same load without recording. `around(run)` wraps the measured phase
  * (a CPU profile of the server, say) and answers what run() answers.
  *
  * makeRequest(seq) → { method = 'GET', path, headers, body } (body: string or object → JSON), called
@@ -188,20 +190,43 @@ export function summarize(name, latenciesMs, { errors, errorKinds, elapsedMs, co
  * the answer, process.hrtime), collected unrounded from its `response` events rather than read from
  * its millisecond histogram, so sub-millisecond endpoints keep their percentiles.
  */
-export async function closedLoop({
-  name,
-  baseUrl,
-  makeRequest,
-  durationMs,
-  concurrency,
-  warmupMs = 0,
-  timeoutMs = 30_000,
-  isOk = (status) => status >= 200 && status < 300,
-  signal,
-  around = (run) => run(),
-}) {
+export async function closedLoop({ name, durationMs, warmupMs = 0, around = (run) => run(), signal, ...load }) {
+  const loop = loadLoop({ ...load, signal });
+  if (warmupMs > 0) await loop.phase(warmupMs, false);
+  const r = await around(() => loop.phase(durationMs, true));
+  return summarize(name, r.latencies, { errors: r.errors, errorKinds: r.errorKinds, elapsedMs: r.elapsedMs, concurrency: load.concurrency });
+}
+
+/**
+ * Several closed loops measured in turns: `rounds` rounds, each giving every entry durationMs/rounds
+ * (after one warm-up per entry), so load that others put on the machine meanwhile falls on all of
+ * them alike instead of on whichever was measured at the time; ratios between entries stay
+ * comparable on a shared machine. entries: [{ name, baseUrl, makeRequest, concurrency, isOk?,
+ * timeoutMs? }]. Answers one summary per entry, in their order, as closedLoop does.
+ */
+export async function interleavedLoops(entries, { durationMs, warmupMs = 0, rounds = 1, signal, onSlice }) {
+  if (!(rounds >= 1)) throw new Error('interleavedLoops: rounds must be at least 1');
+  const loops = entries.map((e) => ({ entry: e, loop: loadLoop({ ...e, signal }), latencies: [], errors: 0, errorKinds: {}, elapsedMs: 0, warm: false }));
+  const slice = durationMs / rounds;
+  for (let round = 0; round < rounds; round++) {
+    for (const l of loops) {
+      if (!l.warm && warmupMs > 0) await l.loop.phase(warmupMs, false);
+      l.warm = true;
+      onSlice?.(l.entry, round);
+      const r = await l.loop.phase(slice, true);
+      for (const v of r.latencies) l.latencies.push(v);
+      l.errors += r.errors;
+      for (const [k, n] of Object.entries(r.errorKinds)) l.errorKinds[k] = (l.errorKinds[k] ?? 0) + n;
+      l.elapsedMs += r.elapsedMs;
+    }
+  }
+  return loops.map((l) => summarize(l.entry.name, l.latencies, { errors: l.errors, errorKinds: l.errorKinds, elapsedMs: l.elapsedMs, concurrency: l.entry.concurrency }));
+}
+
+/** One endpoint's load generator; phase(ms, record) runs it once (see closedLoop). */
+function loadLoop({ baseUrl, makeRequest, concurrency, timeoutMs = 30_000, isOk = (status) => status >= 200 && status < 300, signal }) {
   const origin = assertLoopback(baseUrl);
-  if (!(durationMs > 0) || !(concurrency >= 1)) throw new Error('closedLoop: durationMs and concurrency must be positive');
+  if (!(concurrency >= 1)) throw new Error('closedLoop: concurrency must be positive');
   let seq = 0;
   const requestOf = (req) => {
     const spec = makeRequest(seq++);
@@ -216,28 +241,41 @@ export async function closedLoop({
 
   const phase = (ms, record) =>
     new Promise((resolvePhase, rejectPhase) => {
+      if (!(ms > 0)) return rejectPhase(new Error('closedLoop: the duration must be positive'));
       if (signal?.aborted) return rejectPhase(signal.reason);
       const latencies = [];
       const errorKinds = {};
       let errors = 0;
+      const clients = [];
       const t0 = process.hrtime.bigint();
+      let endedMs = 0;
+      // At the deadline every connection finishes the request it has in flight and sends no other:
+      // autocannon ends a client that has made `responseMax` requests when it would send the next.
+      const deadline = setTimeout(() => {
+        for (const c of clients) c.responseMax = c.reqsMade;
+      }, ms);
       const instance = autocannon(
         {
           url: origin,
           connections: concurrency,
           pipelining: 1,
-          duration: ms / 1000,
+          // Only a backstop: the loop ends when the last connection has drained after the deadline.
+          duration: (ms + timeoutMs + 1_000) / 1000,
           timeout: timeoutMs / 1000,
-          // Stop checks run on this tick: a short one ends the phase close to its deadline.
-          sampleInt: 100,
+          // autocannon notices that every connection is done on this tick.
+          sampleInt: 50,
           requests: [{ setupRequest: requestOf }],
+          setupClient: (client) => {
+            clients.push(client);
+            client.on('done', () => (endedMs = msSince(t0)));
+          },
         },
         (err) => {
+          clearTimeout(deadline);
           signal?.removeEventListener('abort', onAbort);
           if (err) return rejectPhase(err);
           if (signal?.aborted) return rejectPhase(signal.reason);
-          const elapsedMs = msSince(t0);
-          resolvePhase(record ? summarize(name, latencies, { errors, errorKinds, elapsedMs, concurrency }) : undefined);
+          resolvePhase({ latencies, errors, errorKinds, elapsedMs: Math.max(ms, endedMs || msSince(t0)) });
         },
       );
       const onAbort = () => instance.stop();
@@ -253,13 +291,11 @@ export async function closedLoop({
       instance.on('reqError', (err) => {
         errors += 1;
         errorKinds.network = (errorKinds.network ?? 0) + 1;
-        const kind = err?.code ?? (/timed out/.test(err?.message ?? '') ? 'timeout' : err?.name ?? 'Error');
+        const kind = err?.code ?? (/timed out/.test(err?.message ?? '') ? 'timeout' : (err?.name ?? 'Error'));
         errorKinds[`network:${kind}`] = (errorKinds[`network:${kind}`] ?? 0) + 1;
       });
     });
-
-  if (warmupMs > 0) await phase(warmupMs, false);
-  return around(() => phase(durationMs, true));
+  return { phase };
 }
 
 /**
@@ -724,7 +760,7 @@ export function printTable(rows, columns, out = process.stdout) {
   for (const row of cells) out.write(line(row) + '\n');
 }
 
-/** The two baseline rows of a section (bench/run.mjs, ctx.baselines()): the API's GET /health and the ceiling. */
+/** The two baseline rows of a section (bench/run.mjs, ctx.baselineEntries()): the API's GET /health and the ceiling. */
 export const HEALTH = 'GET /health';
 export const CEILING = 'hello-world Hono (platform ceiling)';
 

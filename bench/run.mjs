@@ -12,6 +12,9 @@
 //   BENCH_WARMUP_SECONDS    unrecorded warm-up per scenario (default 1; 0 = none)
 //   BENCH_CONCURRENCY       closed-loop connections per scenario (default 16; autocannon, one request
 //                           in flight per connection)
+//   BENCH_ROUNDS            the endpoints of a section are measured in turns, this many rounds of
+//                           BENCH_SECONDS/BENCH_ROUNDS each (default 5), so background load on a shared
+//                           machine weighs on every endpoint alike (bench/lib.mjs, interleavedLoops)
 //   BENCH_CEILING_PORT      port of the hello-world Hono worker (bench/hello), started beside the API
 //                           with its compatibility date and flags: the platform's ceiling (default BENCH_PORT+1)
 //   BENCH_CEILING_URL       use this running ceiling worker instead (with BENCH_URL there is none otherwise)
@@ -36,8 +39,9 @@
 //                           VALIDATE=0 skips the XSD check of the pain.008): see bench/payments.mjs
 //   BENCH_CHECKOUT_*        the checkout section (carts opened, flows timed): see bench/checkout.mjs
 //
-// The http, usage and checkout sections measure GET /health and the ceiling worker in the same run
-// (ctx.baselines()) and print each row as a share of both.
+// The http, usage and checkout sections measure GET /health and the ceiling worker in the same run,
+// in turns with their endpoints (ctx.baselineEntries(), ctx.measureAll()), and print each row as a
+// share of both.
 //
 // Sections: http (endpoints vs GET /health, entitlement check), usage (measurement ingestion, 1,000 and
 // 10,000 events a batch), billing (one billing run
@@ -48,8 +52,8 @@
 //
 // Adding a section: append an object to
 // SECTIONS with { name, title, run(ctx) }. run() returns { setup?, results: [summary…], goals? }
-// where each summary comes from ctx.measure() (or lib.summarize()), the baselines from
-// ctx.baselines(), and goals ([{ name, goal }]) are printed with the ratio of the row named so to
+// where each summary comes from ctx.measure() / ctx.measureAll() (or lib.summarize()), the baselines
+// from ctx.baselineEntries(), and goals ([{ name, goal }]) are printed with the ratio of the row named so to
 // GET /health. ctx gives the target URL,
 // admin token, config, the shutdown signal, and memoised shared fixtures: ctx.tenant() and
 // ctx.customers() (created on first use, reused by later sections). A section with results of
@@ -68,6 +72,7 @@ import {
   assertLoopback,
   baselineColumns,
   closedLoop,
+  interleavedLoops,
   envInt,
   fileTimestamp,
   http,
@@ -111,6 +116,7 @@ function readConfig(argv) {
     seconds: envInt('BENCH_SECONDS', 10, 0.1),
     warmupSeconds: envInt('BENCH_WARMUP_SECONDS', 1, 0),
     concurrency: Math.floor(envInt('BENCH_CONCURRENCY', 16)),
+    rounds: Math.floor(envInt('BENCH_ROUNDS', 5)),
     customers: Math.floor(envInt('BENCH_CUSTOMERS', 10_000)),
     fillConcurrency: Math.floor(envInt('BENCH_FILL_CONCURRENCY', 16)),
     listPages: Math.floor(envInt('BENCH_LIST_PAGES', 10)),
@@ -200,42 +206,49 @@ function makeContext(config, url, signal, server, ceilingUrl) {
       return customersP;
     },
 
-    /**
-     * Closed-loop measurement (autocannon) with the configured duration, warm-up and concurrency.
-     * opts.url: another server (the hello-world ceiling); opts.concurrency, opts.isOk, opts.timeoutMs
-     * override. With BENCH_PROFILE, the measured phase against the API is CPU-profiled into
-     * <BENCH_PROFILE>.<endpoint>.txt (bench/profile.mjs).
-     */
-    async measure(name, makeRequest, opts = {}) {
-      const { url: target = url, ...rest } = opts;
-      const concurrency = rest.concurrency ?? config.concurrency;
-      log(`measuring ${name} (${config.seconds} s, concurrency ${concurrency})…`);
-      const profileTo = process.env.BENCH_PROFILE && target === url ? `${process.env.BENCH_PROFILE}.${slug(name)}.txt` : undefined;
-      const around = profileTo ? async (run) => (await import('./profile.mjs')).withProfile(config.inspectorPort, run, profileTo) : undefined;
-      const r = await closedLoop({
-        name,
-        baseUrl: target,
-        makeRequest,
-        durationMs: config.seconds * 1000,
-        warmupMs: config.warmupSeconds * 1000,
-        concurrency,
-        signal,
-        around,
-        ...rest,
-      });
-      if (r.errors) log(`  ${name}: ${r.errors} errors ${JSON.stringify(r.errorKinds)}`);
-      if (profileTo) log(`  profile: ${profileTo}`);
-      return r;
+    /** An endpoint to measure: opts.url another server (the ceiling), opts.concurrency, opts.isOk, opts.timeoutMs. */
+    entry(name, makeRequest, opts = {}) {
+      const { url: target = url, concurrency = config.concurrency, ...rest } = opts;
+      return { name, baseUrl: target, makeRequest, concurrency, ...rest };
+    },
+
+    /** GET /health of the API and of the hello-world worker (the platform's ceiling on this machine), when one runs. */
+    baselineEntries() {
+      const health = ctx.entry(HEALTH, () => ({ path: '/health' }));
+      return ctx.ceilingUrl ? [health, ctx.entry(CEILING, () => ({ path: '/health' }), { url: ctx.ceilingUrl })] : [health];
     },
 
     /**
-     * The two baselines every section reports against, measured now: GET /health of the API and the
-     * same route of the hello-world Hono worker (the platform's ceiling on this machine), when one runs.
+     * Closed-loop measurements (autocannon) of several endpoints with the configured duration,
+     * warm-up and connections, taken in turns (BENCH_ROUNDS rounds; lib.interleavedLoops) so that
+     * what the rest of the machine does meanwhile weighs on all of them alike. With BENCH_PROFILE
+     * they are taken one after another instead, each against the API CPU-profiled into
+     * <BENCH_PROFILE>.<endpoint>.txt (bench/profile.mjs).
      */
-    async baselines() {
-      const out = [await ctx.measure(HEALTH, () => ({ path: '/health' }))];
-      if (ctx.ceilingUrl) out.push(await ctx.measure(CEILING, () => ({ path: '/health' }), { url: ctx.ceilingUrl }));
-      return out;
+    async measureAll(entries) {
+      const names = entries.map((e) => e.name).join(', ');
+      let results;
+      if (process.env.BENCH_PROFILE) {
+        results = [];
+        for (const e of entries) {
+          log(`measuring ${e.name} (${config.seconds} s, ${e.concurrency} connections)…`);
+          const profileTo = e.baseUrl === url ? `${process.env.BENCH_PROFILE}.${slug(e.name)}.txt` : undefined;
+          const around = profileTo ? async (run) => (await import('./profile.mjs')).withProfile(config.inspectorPort, run, profileTo) : undefined;
+          results.push(await closedLoop({ ...e, durationMs: config.seconds * 1000, warmupMs: config.warmupSeconds * 1000, signal, around }));
+          if (profileTo) log(`  profile: ${profileTo}`);
+        }
+      } else {
+        log(`measuring in ${config.rounds} rounds of ${(config.seconds / config.rounds).toFixed(1)} s: ${names}…`);
+        results = await interleavedLoops(entries, { durationMs: config.seconds * 1000, warmupMs: config.warmupSeconds * 1000, rounds: config.rounds, signal });
+      }
+      for (const r of results) if (r.errors) log(`  ${r.name}: ${r.errors} errors ${JSON.stringify(r.errorKinds)}`);
+      const rounds = process.env.BENCH_PROFILE ? 1 : config.rounds;
+      return results.map((r) => ({ ...r, rounds }));
+    },
+
+    /** One endpoint (ctx.entry's arguments), measured as measureAll does. */
+    async measure(name, makeRequest, opts = {}) {
+      return (await ctx.measureAll([ctx.entry(name, makeRequest, opts)]))[0];
     },
   };
   return ctx;
@@ -287,32 +300,24 @@ const httpSection = {
     const sample = await http(ctx.url, 'GET', `/customers/${encodeURIComponent(holders[0])}/entitlements?feature=${encodeURIComponent(feature.code)}`, { headers: auth, signal: ctx.signal });
     if (sample.status !== 200 || sample.json?.entitled !== true) throw new Error(`GET /customers/{id}/entitlements: ${describe(sample)}`);
 
-    const results = await ctx.baselines();
-
-    results.push(
-      await ctx.measure('POST /customers', (seq) => ({
+    const results = await ctx.measureAll([
+      ...ctx.baselineEntries(),
+      ctx.entry('POST /customers', (seq) => ({
         method: 'POST',
         path: '/customers',
         headers: auth,
         body: { email: `n-${ctx.runTag}-${seq}@bench.test`, countryCode: 'DE', firstName: 'New', lastName: `Customer${seq}`, companyName: `New Co ${seq}` },
       })),
-    );
-
-    results.push(
-      await ctx.measure(`GET /customers?limit=30 (pages 1-${pages})`, () => ({
+      ctx.entry(`GET /customers?limit=30 (pages 1-${pages})`, () => ({
         path: `/customers?limit=30&page=${1 + Math.floor(Math.random() * pages)}`,
         headers: auth,
       })),
-    );
-
-    results.push(await ctx.measure('GET /customers/{id}', () => ({ path: `/customers/${encodeURIComponent(pick(ids))}`, headers: auth })));
-
-    results.push(
-      await ctx.measure('GET /customers/{id}/entitlements?feature=', () => ({
+      ctx.entry('GET /customers/{id}', () => ({ path: `/customers/${encodeURIComponent(pick(ids))}`, headers: auth })),
+      ctx.entry('GET /customers/{id}/entitlements?feature=', () => ({
         path: `/customers/${encodeURIComponent(pick(checked))}/entitlements?feature=${encodeURIComponent(feature.code)}`,
         headers: auth,
       })),
-    );
+    ]);
 
     return { setup: { fill }, results, goals: HTTP_GOALS };
   },
@@ -343,11 +348,9 @@ const usageSection = {
     const subscriptions = Number(process.env.BENCH_USAGE_SUBSCRIPTIONS ?? 50);
     const items = (await activeSubscriptions(ctx, call, metered, subscriptions, 'usage')).map((s) => s.items[0].id);
     const concurrency = Number(process.env.BENCH_USAGE_CONCURRENCY ?? 4);
-    const results = await ctx.baselines();
-    const rates = [];
-    for (const batchSize of [1000, 10_000]) {
-      const tag = `${ctx.runTag}-${batchSize}`;
-      const r = await ctx.measure(
+    const sizes = [1000, 10_000];
+    const batches = sizes.map((batchSize) =>
+      ctx.entry(
         `POST /subscriptions/measurements (${batchSize.toLocaleString('en')} events)`,
         (seq) => ({
           method: 'POST',
@@ -355,17 +358,27 @@ const usageSection = {
           headers: auth,
           body: {
             events: Array.from({ length: batchSize }, (_, k) => ({
-              id: `${tag}-${seq}-${k}`,
+              id: `${ctx.runTag}-${batchSize}-${seq}-${k}`,
               subscriptionItem: items[(seq * batchSize + k) % items.length],
               quantity: String(1 + (k % 7)),
             })),
           },
         }),
         { concurrency, isOk: (status) => status === 200, timeoutMs: 120_000 },
-      );
-      const eventsPerSecond = r.rps * batchSize;
-      log(`usage: ${eventsPerSecond.toFixed(0)} events/s (${r.rps.toFixed(1)} batches/s of ${batchSize} at concurrency ${concurrency})`);
-      rates.push({ batchSize, eventsPerSecond: Math.round(eventsPerSecond) });
+      ),
+    );
+    const measured = await ctx.measureAll([...ctx.baselineEntries(), ...batches]);
+    const results = [];
+    const rates = [];
+    for (const r of measured) {
+      const size = sizes[batches.findIndex((b) => b.name === r.name)];
+      if (size === undefined) {
+        results.push(r);
+        continue;
+      }
+      const eventsPerSecond = r.rps * size;
+      log(`usage: ${eventsPerSecond.toFixed(0)} events/s (${r.rps.toFixed(1)} batches/s of ${size} at concurrency ${concurrency})`);
+      rates.push({ batchSize: size, eventsPerSecond: Math.round(eventsPerSecond) });
       results.push({ ...r, name: `${r.name} → ${eventsPerSecond.toFixed(0)} events/s` });
     }
     // A repeated batch is counted once: every event of it a duplicate.
@@ -391,7 +404,7 @@ const SECTIONS = [httpSection, usageSection, billingSection, webhookSection, doc
 
 function report(section, out) {
   const first = out.results[0];
-  process.stdout.write(`\n${section.title}  (closed loop, autocannon, ${first?.concurrency ?? '-'} connections, ${first?.seconds.toFixed(1) ?? '-'} s each)\n`);
+  process.stdout.write(`\n${section.title}  (closed loop, autocannon, ${first?.seconds.toFixed(1) ?? '-'} s each, in ${first?.rounds ?? 1} rounds)\n`);
   if (out.setup?.fill) {
     const f = out.setup.fill;
     process.stdout.write(`setup: ${f.created} customers in ${f.seconds.toFixed(1)} s (${f.rate.toFixed(0)}/s)${f.failed ? `, ${f.failed} failed` : ''}\n`);
