@@ -100,6 +100,13 @@ export async function ingestUsage(ctx: ServiceContext, events: UsageEventInput[]
   const oldest = new Date(now.getTime() - USAGE_DEDUP_DAYS * 86_400_000).toISOString();
   const latest = new Date(now.getTime() + 5 * 60_000).toISOString();
   const rejected: IngestResult['rejected'] = [];
+  // Pricing a quantity is most of the work per event, and a batch repeats its few quantities.
+  const priced = new Map<string, string | null>();
+  const unbillableOnce = (price: PricePlanRow, quantity: string) => {
+    const key = `${price.id} ${quantity}`;
+    if (!priced.has(key)) priced.set(key, unbillableAmount(price, quantity));
+    return priced.get(key) ?? null;
+  };
   const rows: (typeof usageEvents.$inferInsert)[] = [];
   const instant = new Set<string>();
   events.forEach((e, index) => {
@@ -120,7 +127,7 @@ export async function ingestUsage(ctx: ServiceContext, events: UsageEventInput[]
     if (measuredAt > latest) add('measuredAt', 'Must not lie in the future.', 'in_future');
     if (target?.measurement.aggregationType === 'count_unique' && !e.uniqueId) add('uniqueId', 'A count_unique measurement needs uniqueId.', 'required');
     // An event whose quantity alone bills more than a line may: never billable (counts bill events, not quantities).
-    const unbillable = target && !COUNTING.has(target.measurement.aggregationType) ? unbillableAmount(target.price, e.quantity) : null;
+    const unbillable = target && !COUNTING.has(target.measurement.aggregationType) ? unbillableOnce(target.price, e.quantity) : null;
     if (unbillable) add('quantity', unbillable, 'amount_too_large');
     if (violations.length || !target) {
       rejected.push({ index, id: e.id, violations });
