@@ -70,7 +70,8 @@ export const bodyGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
     return next();
   }
   const text = await c.req.text();
-  if (new TextEncoder().encode(text).length > maxBytes) {
+  // A UTF-16 unit is at most 3 bytes of UTF-8: only a text that could be too large is encoded to know.
+  if (text.length * 3 > maxBytes && new TextEncoder().encode(text).length > maxBytes) {
     throw new ApiError(413, 'body-too-large', `The body exceeds ${maxBytes} bytes.`);
   }
   if (text.trim() === '') {
