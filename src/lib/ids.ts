@@ -1,5 +1,6 @@
+import { HEX_BYTES } from './crypto';
+
 let lastMs = 0;
-const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
 let sequence = 0;
 
 /**
@@ -34,7 +35,7 @@ export function newId(): string {
   let id = '';
   for (let i = 0; i < 16; i++) {
     if (i === 4 || i === 6 || i === 8 || i === 10) id += '-';
-    id += HEX[bytes[i]!];
+    id += HEX_BYTES[bytes[i]!];
   }
   return id;
 }
