@@ -9,7 +9,7 @@ import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import type { Page } from '../../http/pagination';
 import { fetchPage } from '../../db/paging';
-import { rawStatement, tenantRowsById, runBatch } from '../../db/client';
+import { preparedOnce, rawStatement, tenantRowsById, runBatch } from '../../db/client';
 import { collection, paginationQuery } from '../../http/pagination';
 import { newId } from '../../lib/ids';
 import { checkReference, listFilter, resourceService } from '../common/resource';
@@ -149,14 +149,9 @@ export async function listSubscriptionEntitlements(ctx: ServiceContext, subscrip
   return collection(data.slice(start, start + page.limit), data.length, page);
 }
 
-/**
- * The check an application makes on each of its own requests: is this customer entitled to a
- * feature, and with which value? One statement: the customer by primary key (404 when it is not the
- * tenant's) and its entitlements on the (tenant, customer, feature, active) index.
- */
-export async function customerEntitlement(ctx: ServiceContext, customerId: string, featureCode: string): Promise<CustomerEntitlement> {
-  const nowIso = ctx.now.toISOString();
-  const rows = await ctx.db
+const entitlementCheck = preparedOnce((db) => {
+  const now = sql.placeholder('now');
+  return db
     .select({ value: entitlements.value, subscriptionId: entitlements.subscriptionId })
     .from(customers)
     .leftJoin(
@@ -164,13 +159,23 @@ export async function customerEntitlement(ctx: ServiceContext, customerId: strin
       and(
         eq(entitlements.tenantId, customers.tenantId),
         eq(entitlements.customerId, customers.id),
-        eq(entitlements.featureCode, featureCode),
+        eq(entitlements.featureCode, sql.placeholder('featureCode')),
         eq(entitlements.active, true),
-        or(isNull(entitlements.validFrom), lte(entitlements.validFrom, nowIso)),
-        or(isNull(entitlements.validUntil), gt(entitlements.validUntil, nowIso)),
+        or(isNull(entitlements.validFrom), lte(entitlements.validFrom, now)),
+        or(isNull(entitlements.validUntil), gt(entitlements.validUntil, now)),
       ),
     )
-    .where(and(eq(customers.tenantId, ctx.tenant.id), eq(customers.id, customerId)));
+    .where(and(eq(customers.tenantId, sql.placeholder('tenantId')), eq(customers.id, sql.placeholder('customerId'))))
+    .prepare();
+});
+
+/**
+ * The check an application makes on each of its own requests: is this customer entitled to a
+ * feature, and with which value? One statement: the customer by primary key (404 when it is not the
+ * tenant's) and its entitlements on the (tenant, customer, feature, active) index.
+ */
+export async function customerEntitlement(ctx: ServiceContext, customerId: string, featureCode: string): Promise<CustomerEntitlement> {
+  const rows = await entitlementCheck(ctx.db).all({ tenantId: ctx.tenant.id, customerId, featureCode, now: ctx.now.toISOString() });
   if (rows.length === 0) throw ApiError.notFound('Customer');
   const held = rows.filter((r): r is { value: string | null; subscriptionId: string } => r.subscriptionId !== null);
   return {
