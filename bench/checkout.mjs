@@ -23,7 +23,7 @@
 //   BENCH_CHECKOUT_FLOWS   open → change → confirm flows timed (default 20)
 //   BENCH_CHECKOUT_RUNS    runs of the read measurements (1–3 below), each with its own baselines (default 5)
 
-import { CEILING, HEALTH, assertLoopback, baselineColumns, benchTenant, envInt, http, msSince, printTable, summarize } from './lib.mjs';
+import { CEILING, HEALTH, assertLoopback, baselineColumns, benchTenant, cpuColumns, envInt, http, msSince, printTable, summarize } from './lib.mjs';
 
 const log = (msg) => process.stderr.write(`bench: ${msg}\n`);
 const describe = (r) => `HTTP ${r.status} ${r.text.length > 300 ? r.text.slice(0, 300) + '…' : r.text}`;
@@ -153,6 +153,7 @@ export const checkoutSection = {
         { title: 'p50 ms', value: (r) => r.latencyMs.p50, digits: 2 },
         { title: 'p99 ms', value: (r) => r.latencyMs.p99, digits: 2 },
         ...baselineColumns(run.results),
+        ...cpuColumns(run.results),
       ]);
     });
     const cart = out.runs.map((r) => r.cartRatio);

@@ -194,7 +194,13 @@ export async function closedLoop({ name, durationMs, warmupMs = 0, around = (run
   const loop = loadLoop({ ...load, signal });
   if (warmupMs > 0) await loop.phase(warmupMs, false);
   const r = await around(() => loop.phase(durationMs, true));
-  return summarize(name, r.latencies, { errors: r.errors, errorKinds: r.errorKinds, elapsedMs: r.elapsedMs, concurrency: load.concurrency });
+  return withCpu(summarize(name, r.latencies, { errors: r.errors, errorKinds: r.errorKinds, elapsedMs: r.elapsedMs, concurrency: load.concurrency }), r.cpu);
+}
+
+/** A summary with the CPU its requests cost: milliseconds per request of the server and of this process. */
+function withCpu(summary, cpu) {
+  if (!cpu || !summary.requests) return summary;
+  return { ...summary, cpuMsPerRequest: { server: (cpu.server * 1000) / summary.requests, bench: (cpu.bench * 1000) / summary.requests } };
 }
 
 /**
@@ -206,7 +212,7 @@ export async function closedLoop({ name, durationMs, warmupMs = 0, around = (run
  */
 export async function interleavedLoops(entries, { durationMs, warmupMs = 0, rounds = 1, signal, onSlice }) {
   if (!(rounds >= 1)) throw new Error('interleavedLoops: rounds must be at least 1');
-  const loops = entries.map((e) => ({ entry: e, loop: loadLoop({ ...e, signal }), latencies: [], errors: 0, errorKinds: {}, elapsedMs: 0, warm: false }));
+  const loops = entries.map((e) => ({ entry: e, loop: loadLoop({ ...e, signal }), latencies: [], errors: 0, errorKinds: {}, elapsedMs: 0, cpu: null, warm: false }));
   const slice = durationMs / rounds;
   for (let round = 0; round < rounds; round++) {
     for (const l of loops) {
@@ -218,13 +224,19 @@ export async function interleavedLoops(entries, { durationMs, warmupMs = 0, roun
       l.errors += r.errors;
       for (const [k, n] of Object.entries(r.errorKinds)) l.errorKinds[k] = (l.errorKinds[k] ?? 0) + n;
       l.elapsedMs += r.elapsedMs;
+      if (r.cpu) l.cpu = { server: (l.cpu?.server ?? 0) + r.cpu.server, bench: (l.cpu?.bench ?? 0) + r.cpu.bench };
     }
   }
-  return loops.map((l) => summarize(l.entry.name, l.latencies, { errors: l.errors, errorKinds: l.errorKinds, elapsedMs: l.elapsedMs, concurrency: l.entry.concurrency }));
+  return loops.map((l) => withCpu(summarize(l.entry.name, l.latencies, { errors: l.errors, errorKinds: l.errorKinds, elapsedMs: l.elapsedMs, concurrency: l.entry.concurrency }), l.cpu));
 }
 
-/** One endpoint's load generator; phase(ms, record) runs it once (see closedLoop). */
-function loadLoop({ baseUrl, makeRequest, concurrency, timeoutMs = 30_000, isOk = (status) => status >= 200 && status < 300, signal }) {
+/**
+ * One endpoint's load generator; phase(ms, record) runs it once (see closedLoop). With serverPid
+ * (a function answering the server's root process id), a recorded phase also answers the CPU
+ * seconds the server's processes and this one spent meanwhile: a cost per request that the load
+ * of other programs on the machine hardly changes, unlike requests per second.
+ */
+function loadLoop({ baseUrl, makeRequest, concurrency, timeoutMs = 30_000, isOk = (status) => status >= 200 && status < 300, signal, serverPid }) {
   const origin = assertLoopback(baseUrl);
   if (!(concurrency >= 1)) throw new Error('closedLoop: concurrency must be positive');
   let seq = 0;
@@ -247,6 +259,7 @@ function loadLoop({ baseUrl, makeRequest, concurrency, timeoutMs = 30_000, isOk 
       const errorKinds = {};
       let errors = 0;
       const clients = [];
+      const cpu0 = record && serverPid ? cpuSnapshot(serverPid()) : null;
       const t0 = process.hrtime.bigint();
       let endedMs = 0;
       // At the deadline every connection finishes the request it has in flight and sends no other:
@@ -275,7 +288,9 @@ function loadLoop({ baseUrl, makeRequest, concurrency, timeoutMs = 30_000, isOk 
           signal?.removeEventListener('abort', onAbort);
           if (err) return rejectPhase(err);
           if (signal?.aborted) return rejectPhase(signal.reason);
-          resolvePhase({ latencies, errors, errorKinds, elapsedMs: Math.max(ms, endedMs || msSince(t0)) });
+          const elapsedMs = Math.max(ms, endedMs || msSince(t0));
+          const cpu = cpu0 ? cpuDelta(cpu0, cpuSnapshot(serverPid())) : null;
+          resolvePhase({ latencies, errors, errorKinds, elapsedMs, cpu });
         },
       );
       const onAbort = () => instance.stop();
@@ -743,6 +758,56 @@ export function memorySampler({ rootPid, name = 'workerd', intervalMs = 250 }) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// CPU time (Linux /proc)
+
+const CLOCK_TICK = 100; // USER_HZ on Linux: /proc times are in 1/100 s
+
+/** user + system seconds of a process from /proc/<pid>/stat, and its name; null when gone. */
+export function procCpu(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), seconds: (Number(f[11]) + Number(f[12])) / CLOCK_TICK };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU seconds so far: the workerd processes under the harness's wrangler, the whole server (wrangler
+ * and everything below it), this benchmark process, and the machine (busy time of every CPU, from
+ * /proc/stat). The difference of two tells what else ran on the machine meanwhile.
+ */
+export function cpuSnapshot(rootPid) {
+  let workerd = 0;
+  let serverCpu = 0;
+  if (rootPid) {
+    for (const pid of [rootPid, ...descendantPids(rootPid)]) {
+      const c = procCpu(pid);
+      if (!c) continue;
+      serverCpu += c.seconds;
+      if (c.name === 'workerd') workerd += c.seconds;
+    }
+  }
+  const u = process.cpuUsage();
+  let machine = NaN;
+  try {
+    const [, ...f] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+    // user nice system idle iowait irq softirq steal …: busy = user + nice + system + irq + softirq
+    machine = (f[0] + f[1] + f[2] + f[5] + f[6]) / CLOCK_TICK;
+  } catch {
+    /* not Linux */
+  }
+  return { workerd, server: serverCpu, bench: (u.user + u.system) / 1e6, machine, at: process.hrtime.bigint() };
+}
+
+export function cpuDelta(a, b) {
+  const d = (k) => b[k] - a[k];
+  const wall = Number(b.at - a.at) / 1e9;
+  return { wallSeconds: wall, workerd: d('workerd'), server: d('server'), bench: d('bench'), machine: d('machine'), others: Math.max(0, d('machine') - d('server') - d('bench')) };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Output
 
 const fmt = (v, digits) => (typeof v === 'number' ? (Number.isFinite(v) ? v.toFixed(digits) : '-') : String(v ?? ''));
@@ -775,6 +840,22 @@ export function baselineColumns(results) {
   return [
     { title: 'vs /health', value: (r) => ratio(r, health) },
     ...(ceiling ? [{ title: 'vs ceiling', value: (r) => ratio(r, ceiling) }] : []),
+  ];
+}
+
+/**
+ * printTable columns of the CPU each request cost (when measured): the server's processes (wrangler
+ * dev's proxy and the Worker's workerd) and the load generator, in milliseconds, and the server's
+ * as a multiple of GET /health's: what the requests per second would come to on an otherwise idle
+ * machine, whatever else ran on it meanwhile.
+ */
+export function cpuColumns(results) {
+  if (!results.some((r) => r.cpuMsPerRequest)) return [];
+  const health = results.find((r) => r.name === HEALTH)?.cpuMsPerRequest;
+  return [
+    { title: 'server CPU ms/req', value: (r) => r.cpuMsPerRequest?.server, digits: 2 },
+    { title: 'bench CPU ms/req', value: (r) => r.cpuMsPerRequest?.bench, digits: 2 },
+    { title: 'CPU vs /health', value: (r) => (health && r.cpuMsPerRequest ? `${(r.cpuMsPerRequest.server / health.server).toFixed(2)}x` : '-') },
   ];
 }
 

@@ -71,6 +71,7 @@ import {
   HEALTH,
   assertLoopback,
   baselineColumns,
+  cpuColumns,
   closedLoop,
   interleavedLoops,
   envInt,
@@ -142,7 +143,7 @@ const pick = (arr) => arr[Math.floor(Math.random() * arr.length)];
 
 const slug = (name) => name.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').toLowerCase();
 
-function makeContext(config, url, signal, server, ceilingUrl) {
+function makeContext(config, url, signal, server, ceilingUrl, ceilingPid) {
   let tenantP;
   let customersP;
   const ctx = {
@@ -209,7 +210,9 @@ function makeContext(config, url, signal, server, ceilingUrl) {
     /** An endpoint to measure: opts.url another server (the ceiling), opts.concurrency, opts.isOk, opts.timeoutMs. */
     entry(name, makeRequest, opts = {}) {
       const { url: target = url, concurrency = config.concurrency, ...rest } = opts;
-      return { name, baseUrl: target, makeRequest, concurrency, ...rest };
+      // The CPU its requests cost, from the processes of the server that answers them (local servers only).
+      const serverPid = target === url ? server?.pid : target === ceilingUrl ? ceilingPid : undefined;
+      return { name, baseUrl: target, makeRequest, concurrency, serverPid, ...rest };
     },
 
     /** GET /health of the API and of the hello-world worker (the platform's ceiling on this machine), when one runs. */
@@ -419,6 +422,7 @@ function report(section, out) {
     { title: 'p50 ms', value: (r) => r.latencyMs.p50, digits: 2 },
     { title: 'p99 ms', value: (r) => r.latencyMs.p99, digits: 2 },
     ...baselineColumns(out.results),
+    ...cpuColumns(out.results),
   ]);
   for (const r of out.results) {
     if (r.errors) process.stdout.write(`  ${r.name}: errors by kind ${JSON.stringify(r.errorKinds)}\n`);
@@ -499,7 +503,7 @@ async function main() {
       ceilingUrl = ceiling.url;
     }
 
-    const ctx = makeContext(config, url, signal, server, ceilingUrl);
+    const ctx = makeContext(config, url, signal, server, ceilingUrl, ceiling?.pid);
     const startedAt = new Date();
     for (const section of selected) {
       const out = await section.run(ctx);
