@@ -1,5 +1,6 @@
 import type { Tenant } from '../db/client';
 import { systemNow } from '../lib/clock';
+import { TtlCache } from '../lib/ttl-cache';
 
 // API key → tenant, remembered per isolate for a few seconds, so a request pays no D1 read to find
 // out who is calling (docs/decisions.md, Auth and tenancy). A change made through this isolate
@@ -21,30 +22,16 @@ export const PRINCIPAL_TTL_MS = 5_000;
 /** Keys remembered per isolate; the least recently used one goes first. */
 export const PRINCIPAL_CACHE_ENTRIES = 1_000;
 
-interface Entry {
-  value: CachedPrincipal;
-  storedAt: number;
-}
-
 export class PrincipalCache {
-  private readonly entries = new Map<string, Entry>();
-  private epoch = 0;
+  private readonly entries: TtlCache<CachedPrincipal>;
 
-  constructor(private readonly options: { ttlMs: number; maxEntries: number; now: () => number }) {}
+  constructor(options: { ttlMs: number; maxEntries: number; now: () => number }) {
+    this.entries = new TtlCache(options);
+  }
 
   /** The entry of a key hash while it is younger than the TTL. */
   get(hash: string): CachedPrincipal | undefined {
-    const entry = this.entries.get(hash);
-    if (!entry) return undefined;
-    const age = this.options.now() - entry.storedAt;
-    if (age >= this.options.ttlMs || age < 0) {
-      this.entries.delete(hash);
-      return undefined;
-    }
-    // Most recently used last, so eviction takes the oldest use.
-    this.entries.delete(hash);
-    this.entries.set(hash, entry);
-    return entry.value;
+    return this.entries.get(hash);
   }
 
   /**
@@ -52,28 +39,23 @@ export class PrincipalCache {
    * `set` means the read may predate the change, and it is not stored.
    */
   mark(): number {
-    return this.epoch;
+    return this.entries.mark();
   }
 
   /** Remembers what was read for a key hash (frozen: every request of the isolate shares it). */
   set(hash: string, value: CachedPrincipal, mark?: number): void {
-    if (mark !== undefined && mark !== this.epoch) return;
     const frozen: CachedPrincipal = Object.freeze({ ...value, permissions: Object.freeze([...value.permissions]), tenant: Object.freeze({ ...value.tenant }) });
-    this.entries.delete(hash);
-    this.entries.set(hash, { value: frozen, storedAt: this.options.now() });
-    while (this.entries.size > this.options.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(hash, frozen, mark);
   }
 
   /** A key changed (revoked, its permissions, its expiry): its entry goes. */
   invalidateKey(keyId: string): void {
-    this.epoch += 1;
-    for (const [hash, entry] of this.entries) if (entry.value.keyId === keyId) this.entries.delete(hash);
+    this.entries.invalidate((entry) => entry.keyId === keyId);
   }
 
   /** A tenant's row changed (its test clock, its mode, …): the entries of all its keys go. */
   invalidateTenant(tenantId: string): void {
-    this.epoch += 1;
-    for (const [hash, entry] of this.entries) if (entry.value.tenant.id === tenantId) this.entries.delete(hash);
+    this.entries.invalidate((entry) => entry.tenant.id === tenantId);
   }
 
   get size(): number {
