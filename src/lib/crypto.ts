@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-
 const encoder = new TextEncoder();
 
 /** Two hex digits of each byte value. */
@@ -12,12 +10,10 @@ export function toHex(bytes: Uint8Array): string {
   return out;
 }
 
-/**
- * SHA-256 of text (as UTF-8) or of bytes, in hex. node:crypto's hash is synchronous: every API
- * request hashes its key, and WebCrypto's digest (a promise and two buffers) cost it more.
- */
+/** SHA-256 of text (as UTF-8) or of bytes, in hex. */
 export async function sha256Hex(input: string | Uint8Array): Promise<string> {
-  return createHash('sha256').update(input).digest('hex');
+  const digest = await crypto.subtle.digest('SHA-256', typeof input === 'string' ? encoder.encode(input) : input);
+  return toHex(new Uint8Array(digest));
 }
 
 /** Compares two strings without leaking the position of the first difference through timing. */
