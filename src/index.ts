@@ -1,4 +1,5 @@
 import { app } from './app';
+import { fastCartRead } from './routes/public-checkout/cart-read';
 import { runScheduled } from './cron/index';
 import type { DocumentJob, Env, EventMessage, PaymentJob } from './env';
 import { consumeEvents } from './events/consumer';
@@ -9,7 +10,10 @@ export { TenantObject } from './objects/tenant-object';
 export { CartObject } from './objects/cart-object';
 
 export default {
-  fetch: app.fetch,
+  // The public cart read goes ahead of the router when the cart's object has it (fastCartRead).
+  async fetch(request, env, ctx) {
+    return (await fastCartRead(request, env)) ?? app.fetch(request, env, ctx);
+  },
   async scheduled(controller, env, ctx) {
     ctx.waitUntil(runScheduled(controller, env));
   },
