@@ -1,5 +1,4 @@
 import { app } from './app';
-import { fastCartRead } from './routes/public-checkout/cart-read';
 import { runScheduled } from './cron/index';
 import type { DocumentJob, Env, EventMessage, PaymentJob } from './env';
 import { consumeEvents } from './events/consumer';
@@ -10,10 +9,7 @@ export { TenantObject } from './objects/tenant-object';
 export { CartObject } from './objects/cart-object';
 
 export default {
-  // The public cart read goes ahead of the router when the cart's object has it (fastCartRead).
-  async fetch(request, env, ctx) {
-    return (await fastCartRead(request, env)) ?? app.fetch(request, env, ctx);
-  },
+  fetch: app.fetch,
   async scheduled(controller, env, ctx) {
     ctx.waitUntil(runScheduled(controller, env));
   },

@@ -8,14 +8,10 @@ import type { AppEnv } from './context';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** The request's id: the client's X-Request-Id when it is a sane one, else a new one. */
-export function requestIdOf(given: string | null | undefined): string {
-  return given && /^[A-Za-z0-9._:\-]{1,128}$/.test(given) ? given : newId();
-}
-
 /** Echoes a sane X-Request-Id or makes one, and opens the database handle for the request. */
 export const requestSetup: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const requestId = requestIdOf(c.req.header('X-Request-Id'));
+  const given = c.req.header('X-Request-Id');
+  const requestId = given && /^[A-Za-z0-9._:\-]{1,128}$/.test(given) ? given : newId();
   c.set('requestId', requestId);
   c.set('db', createDb(c.env.DB));
   await next();

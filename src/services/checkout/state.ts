@@ -160,15 +160,6 @@ export async function loadViewJson(env: Env, cartId: string): Promise<string> {
   return view ?? JSON.stringify((await loadCart(env, cartId)).view);
 }
 
-/**
- * The view as the cart's object holds it, or null when the object has none to give (an unknown or
- * expired cart, or one whose object lost it): then the caller takes the whole road (loadViewJson).
- */
-export async function peekViewJson(env: Env, cartId: string): Promise<string | null> {
-  if (!CART_ID_PATTERN.test(cartId)) return null;
-  return stub(env, cartId).readView(Date.now());
-}
-
 const amountOf = (state: CartState) => toMinorUnitsSafe(state.view.price.amountDue, state.currency);
 
 /** The stored cart (the object's copy; the D1 record when the object lost it), or 404 when unknown or expired. */
