@@ -1,5 +1,5 @@
-// Benchmark toolkit: local server start/stop, a closed-loop HTTP load generator, a bounded worker
-// pool and table/JSON output. Node built-ins only (global fetch = undici, keep-alive by default).
+// Benchmark toolkit: local server start/stop, closed-loop HTTP load (autocannon), a bounded worker
+// pool and table/JSON output. Single requests go through global fetch (undici, keep-alive).
 //
 // Safety rules kept by every function here:
 //   - only loopback URLs are ever requested (assertLoopback);
@@ -17,6 +17,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { projectShards } from '../scripts/lib/shards.mjs';
+import autocannon from 'autocannon';
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -175,99 +176,142 @@ export function summarize(name, latenciesMs, { errors, errorKinds, elapsedMs, co
 // Load generation
 
 /**
- * Closed-loop load: `concurrency` workers, each sends one request, waits for the full response, then
- * sends the next, until `durationMs` has passed (requests in flight at the deadline are completed and
- * counted). A request is an error unless `isOk(status)` (default: 2xx); network failures and timeouts
- * are errors too. The first `warmupMs` run the same loop without recording.
+ * Closed-loop load through autocannon: `concurrency` keep-alive connections, each sends one request,
+ * waits for the whole response, then sends the next, until `durationMs` has passed; requests in
+ * flight then are completed and counted (each connection sends nothing more), so a slow request
+ * (a 10,000-event batch) is neither lost nor left running into the next measurement. A request is
+ * an error unless `isOk(status)` (default: 2xx); connection failures and timeouts are errors too.
+ * The first `warmupMs` run the same load without recording. `around(run)` wraps the measured phase
+ * (a CPU profile of the server, say) and answers what run() answers.
  *
- * makeRequest(seq, worker) → { method = 'GET', path, headers, body } (body: string or object → JSON).
+ * makeRequest(seq) → { method = 'GET', path, headers, body } (body: string or object → JSON), called
+ * for every request, so each may differ (another id, another batch).
+ *
+ * Latencies are autocannon's own per-request times (from writing the request to the last byte of
+ * the answer, process.hrtime), collected unrounded from its `response` events rather than read from
+ * its millisecond histogram, so sub-millisecond endpoints keep their percentiles.
  */
-export async function closedLoop({
-  name,
-  baseUrl,
-  makeRequest,
-  durationMs,
-  concurrency,
-  warmupMs = 0,
-  timeoutMs = 30_000,
-  isOk = (status) => status >= 200 && status < 300,
-  signal,
-}) {
+export async function closedLoop({ name, durationMs, warmupMs = 0, around = (run) => run(), signal, ...load }) {
+  const loop = loadLoop({ ...load, signal });
+  if (warmupMs > 0) await loop.phase(warmupMs, false);
+  const r = await around(() => loop.phase(durationMs, true));
+  return withCpu(summarize(name, r.latencies, { errors: r.errors, errorKinds: r.errorKinds, elapsedMs: r.elapsedMs, concurrency: load.concurrency }), r.cpu);
+}
+
+/** A summary with the CPU its requests cost: milliseconds per request of the server and of this process. */
+function withCpu(summary, cpu) {
+  if (!cpu || !summary.requests) return summary;
+  return { ...summary, cpuMsPerRequest: { server: (cpu.server * 1000) / summary.requests, bench: (cpu.bench * 1000) / summary.requests } };
+}
+
+/**
+ * Several closed loops measured in turns: `rounds` rounds, each giving every entry durationMs/rounds
+ * (after one warm-up per entry), so load that others put on the machine meanwhile falls on all of
+ * them alike instead of on whichever was measured at the time; ratios between entries stay
+ * comparable on a shared machine. entries: [{ name, baseUrl, makeRequest, concurrency, isOk?,
+ * timeoutMs? }]. Answers one summary per entry, in their order, as closedLoop does.
+ */
+export async function interleavedLoops(entries, { durationMs, warmupMs = 0, rounds = 1, signal, onSlice }) {
+  if (!(rounds >= 1)) throw new Error('interleavedLoops: rounds must be at least 1');
+  const loops = entries.map((e) => ({ entry: e, loop: loadLoop({ ...e, signal }), latencies: [], errors: 0, errorKinds: {}, elapsedMs: 0, cpu: null, warm: false }));
+  const slice = durationMs / rounds;
+  for (let round = 0; round < rounds; round++) {
+    for (const l of loops) {
+      if (!l.warm && warmupMs > 0) await l.loop.phase(warmupMs, false);
+      l.warm = true;
+      onSlice?.(l.entry, round);
+      const r = await l.loop.phase(slice, true);
+      for (const v of r.latencies) l.latencies.push(v);
+      l.errors += r.errors;
+      for (const [k, n] of Object.entries(r.errorKinds)) l.errorKinds[k] = (l.errorKinds[k] ?? 0) + n;
+      l.elapsedMs += r.elapsedMs;
+      if (r.cpu) l.cpu = { server: (l.cpu?.server ?? 0) + r.cpu.server, bench: (l.cpu?.bench ?? 0) + r.cpu.bench };
+    }
+  }
+  return loops.map((l) => withCpu(summarize(l.entry.name, l.latencies, { errors: l.errors, errorKinds: l.errorKinds, elapsedMs: l.elapsedMs, concurrency: l.entry.concurrency }), l.cpu));
+}
+
+/**
+ * One endpoint's load generator; phase(ms, record) runs it once (see closedLoop). With serverPid
+ * (a function answering the server's root process id), a recorded phase also answers the CPU
+ * seconds the server's processes and this one spent meanwhile: a cost per request that the load
+ * of other programs on the machine hardly changes, unlike requests per second.
+ */
+function loadLoop({ baseUrl, makeRequest, concurrency, timeoutMs = 30_000, isOk = (status) => status >= 200 && status < 300, signal, serverPid }) {
   const origin = assertLoopback(baseUrl);
-  if (!(durationMs > 0) || !(concurrency >= 1)) throw new Error('closedLoop: durationMs and concurrency must be positive');
-
-  const latencies = [];
-  const errorKinds = {};
-  let errors = 0;
+  if (!(concurrency >= 1)) throw new Error('closedLoop: concurrency must be positive');
   let seq = 0;
-  let recording = false;
-  let stopAt = 0;
-  const inFlight = new Set();
-
-  const abortAll = () => {
-    for (const c of inFlight) c.abort(signal?.reason ?? new Error('aborted'));
-  };
-  signal?.addEventListener('abort', abortAll, { once: true });
-
-  const one = async (worker) => {
-    const spec = makeRequest(seq++, worker);
-    const headers = { ...(spec.headers ?? {}) };
+  const requestOf = (req) => {
+    const spec = makeRequest(seq++);
+    const headers = { ...req.headers, ...(spec.headers ?? {}) };
     let body = spec.body;
     if (body !== undefined && typeof body !== 'string') {
       body = JSON.stringify(body);
       headers['Content-Type'] ??= 'application/json';
     }
-    const ctl = new AbortController();
-    inFlight.add(ctl);
-    const timer = setTimeout(() => ctl.abort(new Error('timeout')), timeoutMs);
-    const rec = recording;
-    const t0 = process.hrtime.bigint();
-    try {
-      const res = await fetch(origin + spec.path, { method: spec.method ?? 'GET', headers, body, signal: ctl.signal });
-      await res.arrayBuffer(); // drain, so the connection is reused
-      const ms = msSince(t0);
-      if (rec) {
-        latencies.push(ms);
-        if (!isOk(res.status)) {
+    return { ...req, method: spec.method ?? 'GET', path: spec.path, headers, body };
+  };
+
+  const phase = (ms, record) =>
+    new Promise((resolvePhase, rejectPhase) => {
+      if (!(ms > 0)) return rejectPhase(new Error('closedLoop: the duration must be positive'));
+      if (signal?.aborted) return rejectPhase(signal.reason);
+      const latencies = [];
+      const errorKinds = {};
+      let errors = 0;
+      const clients = [];
+      const cpu0 = record && serverPid ? cpuSnapshot(serverPid()) : null;
+      const t0 = process.hrtime.bigint();
+      let endedMs = 0;
+      // At the deadline every connection finishes the request it has in flight and sends no other:
+      // autocannon ends a client that has made `responseMax` requests when it would send the next.
+      const deadline = setTimeout(() => {
+        for (const c of clients) c.responseMax = c.reqsMade;
+      }, ms);
+      const instance = autocannon(
+        {
+          url: origin,
+          connections: concurrency,
+          pipelining: 1,
+          // Only a backstop: the loop ends when the last connection has drained after the deadline.
+          duration: (ms + timeoutMs + 1_000) / 1000,
+          timeout: timeoutMs / 1000,
+          // autocannon notices that every connection is done on this tick.
+          sampleInt: 50,
+          requests: [{ setupRequest: requestOf }],
+          setupClient: (client) => {
+            clients.push(client);
+            client.on('done', () => (endedMs = msSince(t0)));
+          },
+        },
+        (err) => {
+          clearTimeout(deadline);
+          signal?.removeEventListener('abort', onAbort);
+          if (err) return rejectPhase(err);
+          if (signal?.aborted) return rejectPhase(signal.reason);
+          const elapsedMs = Math.max(ms, endedMs || msSince(t0));
+          const cpu = cpu0 ? cpuDelta(cpu0, cpuSnapshot(serverPid())) : null;
+          resolvePhase({ latencies, errors, errorKinds, elapsedMs, cpu });
+        },
+      );
+      const onAbort = () => instance.stop();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (!record) return;
+      instance.on('response', (_client, status, _bytes, responseMs) => {
+        latencies.push(responseMs);
+        if (!isOk(status)) {
           errors += 1;
-          errorKinds[res.status] = (errorKinds[res.status] ?? 0) + 1;
+          errorKinds[status] = (errorKinds[status] ?? 0) + 1;
         }
-      }
-    } catch (err) {
-      if (signal?.aborted) return;
-      if (rec) {
+      });
+      instance.on('reqError', (err) => {
         errors += 1;
         errorKinds.network = (errorKinds.network ?? 0) + 1;
-        const kind = err?.cause?.code ?? err?.name ?? 'Error';
+        const kind = err?.code ?? (/timed out/.test(err?.message ?? '') ? 'timeout' : (err?.name ?? 'Error'));
         errorKinds[`network:${kind}`] = (errorKinds[`network:${kind}`] ?? 0) + 1;
-      }
-      // Back off a little so a dead server does not turn the loop into a busy spin.
-      await sleep(10);
-    } finally {
-      clearTimeout(timer);
-      inFlight.delete(ctl);
-    }
-  };
-
-  const phase = async (ms) => {
-    stopAt = Date.now() + ms;
-    const workers = Array.from({ length: concurrency }, async (_, w) => {
-      while (Date.now() < stopAt && !signal?.aborted) await one(w);
+      });
     });
-    await Promise.all(workers);
-  };
-
-  try {
-    if (warmupMs > 0) await phase(warmupMs);
-    recording = true;
-    const t0 = process.hrtime.bigint();
-    await phase(durationMs);
-    const elapsedMs = msSince(t0);
-    if (signal?.aborted) throw signal.reason;
-    return summarize(name, latencies, { errors, errorKinds, elapsedMs, concurrency });
-  } finally {
-    signal?.removeEventListener('abort', abortAll);
-  }
+  return { phase };
 }
 
 /**
@@ -494,6 +538,8 @@ export async function startLocalServer({
   verbose = false,
   keepState = false,
   cwd = PROJECT_ROOT, // directory holding wrangler.toml
+  inspectorPort, // wrangler dev's inspector (bench/profile.mjs attaches to it); none by default
+  extraArgs = [], // more `wrangler dev` arguments (the ceiling worker's compatibility date and flags)
   signal,
 }) {
   if (await portInUse(port)) {
@@ -516,8 +562,8 @@ export async function startLocalServer({
   const launch = async () => {
     const args = ['dev', '--local', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', persistTo];
     args.push('--show-interactive-dev-session=false', '--log-level', logLevel);
-    // BENCH_PROFILE (bench/profile.mjs) attaches to the Worker through the inspector.
-    if (process.env.BENCH_PROFILE) args.push('--inspector-port', process.env.BENCH_INSPECTOR_PORT || '9339');
+    if (inspectorPort) args.push('--inspector-port', String(inspectorPort));
+    args.push(...extraArgs);
     for (const [k, v] of Object.entries({ ...vars, ...extraVars })) args.push('--var', `${k}:${v}`);
     proc = await spawnWrangler(args, { verbose, cwd });
     const current = proc;
@@ -714,6 +760,56 @@ export function memorySampler({ rootPid, name = 'workerd', intervalMs = 250 }) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// CPU time (Linux /proc)
+
+const CLOCK_TICK = 100; // USER_HZ on Linux: /proc times are in 1/100 s
+
+/** user + system seconds of a process from /proc/<pid>/stat, and its name; null when gone. */
+export function procCpu(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), seconds: (Number(f[11]) + Number(f[12])) / CLOCK_TICK };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU seconds so far: the workerd processes under the harness's wrangler, the whole server (wrangler
+ * and everything below it), this benchmark process, and the machine (busy time of every CPU, from
+ * /proc/stat). The difference of two tells what else ran on the machine meanwhile.
+ */
+export function cpuSnapshot(rootPid) {
+  let workerd = 0;
+  let serverCpu = 0;
+  if (rootPid) {
+    for (const pid of [rootPid, ...descendantPids(rootPid)]) {
+      const c = procCpu(pid);
+      if (!c) continue;
+      serverCpu += c.seconds;
+      if (c.name === 'workerd') workerd += c.seconds;
+    }
+  }
+  const u = process.cpuUsage();
+  let machine = NaN;
+  try {
+    const [, ...f] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+    // user nice system idle iowait irq softirq steal …: busy = user + nice + system + irq + softirq
+    machine = (f[0] + f[1] + f[2] + f[5] + f[6]) / CLOCK_TICK;
+  } catch {
+    /* not Linux */
+  }
+  return { workerd, server: serverCpu, bench: (u.user + u.system) / 1e6, machine, at: process.hrtime.bigint() };
+}
+
+export function cpuDelta(a, b) {
+  const d = (k) => b[k] - a[k];
+  const wall = Number(b.at - a.at) / 1e9;
+  return { wallSeconds: wall, workerd: d('workerd'), server: d('server'), bench: d('bench'), machine: d('machine'), others: Math.max(0, d('machine') - d('server') - d('bench')) };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Output
 
 const fmt = (v, digits) => (typeof v === 'number' ? (Number.isFinite(v) ? v.toFixed(digits) : '-') : String(v ?? ''));
@@ -729,6 +825,40 @@ export function printTable(rows, columns, out = process.stdout) {
   out.write(line(columns.map((c) => c.title)) + '\n');
   out.write(widths.map((w) => '-'.repeat(w)).join('  ') + '\n');
   for (const row of cells) out.write(line(row) + '\n');
+}
+
+/** The two baseline rows of a section (bench/run.mjs, ctx.baselineEntries()): the API's GET /health and the ceiling. */
+export const HEALTH = 'GET /health';
+export const CEILING = 'hello-world Hono (platform ceiling)';
+
+/**
+ * printTable columns comparing each row's requests per second with the section's baselines:
+ * `vs /health` and, when the ceiling was measured, `vs ceiling`.
+ */
+export function baselineColumns(results) {
+  const health = results.find((r) => r.name === HEALTH);
+  const ceiling = results.find((r) => r.name === CEILING);
+  const ratio = (r, base) => (base?.rps ? `${(r.rps / base.rps).toFixed(3)}x` : '-');
+  return [
+    { title: 'vs /health', value: (r) => ratio(r, health) },
+    ...(ceiling ? [{ title: 'vs ceiling', value: (r) => ratio(r, ceiling) }] : []),
+  ];
+}
+
+/**
+ * printTable columns of the CPU each request cost (when measured): the server's processes (wrangler
+ * dev's proxy and the Worker's workerd) and the load generator, in milliseconds, and the server's
+ * as a multiple of GET /health's: what the requests per second would come to on an otherwise idle
+ * machine, whatever else ran on it meanwhile.
+ */
+export function cpuColumns(results) {
+  if (!results.some((r) => r.cpuMsPerRequest)) return [];
+  const health = results.find((r) => r.name === HEALTH)?.cpuMsPerRequest;
+  return [
+    { title: 'server CPU ms/req', value: (r) => r.cpuMsPerRequest?.server, digits: 2 },
+    { title: 'bench CPU ms/req', value: (r) => r.cpuMsPerRequest?.bench, digits: 2 },
+    { title: 'CPU vs /health', value: (r) => (health && r.cpuMsPerRequest ? `${(r.cpuMsPerRequest.server / health.server).toFixed(2)}x` : '-') },
+  ];
 }
 
 /** Writes `data` as pretty JSON, creating the directory. Returns the path. */

@@ -3,6 +3,7 @@ import type { AppEnv } from './http/context';
 import { ApiError, renderProblem } from './http/errors';
 import { createRouter } from './http/openapi';
 import { bodyGuard, requestSetup } from './http/request';
+import { PRINCIPAL_TTL_MS } from './http/principal-cache';
 import { publishOutbox } from './events/publish';
 import { routers } from './routes/index';
 import { checkoutPages } from './pages/checkout/routes';
@@ -34,7 +35,10 @@ export function buildApp() {
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',
     scheme: 'bearer',
-    description: 'An API key (`sk_…`), a customer access token (JWT), or the platform ADMIN_TOKEN for /admin routes.',
+    description:
+      'An API key (`sk_…`), a customer access token (JWT), or the platform ADMIN_TOKEN for /admin routes. ' +
+      `A Worker instance remembers an API key and its tenant for at most ${PRINCIPAL_TTL_MS / 1000} seconds: a revocation, or a change of the tenant ` +
+      `(its test clock), is seen at once by the instance that made it and by every other within ${PRINCIPAL_TTL_MS / 1000} seconds.`,
   });
   app.doc31('/openapi.json', {
     openapi: '3.1.0',

@@ -96,20 +96,31 @@ export function jsonChunks(encoded: readonly string[], maxUnits = MAX_JSON_UNITS
  * `INSERT INTO table (every column) SELECT … FROM json_each(?)` for any number of rows, a few
  * statements for thousands, for the caller's one atomic batch. Constraints (UNIQUE, partial
  * indexes) apply to every row as to separate inserts; `ignoreConflicts` skips a row that breaks
- * one (ON CONFLICT DO NOTHING) and inserts the others.
+ * one (ON CONFLICT DO NOTHING) and inserts the others. `shared` columns have one value for every
+ * row (the tenant, the time of a write): bound once per statement instead of repeated in each
+ * row's JSON (a usage event's tenant and time of receipt are a third of its row); the rows' own
+ * values of those columns are not read.
  */
 export function insertJsonRows<T extends SQLiteTable>(
   db: Db,
   table: T,
   rows: readonly T['$inferInsert'][],
-  options: { ignoreConflicts?: boolean; maxUnits?: number } = {},
+  options: { ignoreConflicts?: boolean; maxUnits?: number; shared?: Partial<T['$inferInsert']> } = {},
 ): BatchItem<'sqlite'>[] {
   const columns = Object.entries(getTableColumns(table)) as [string, SQLiteColumn][];
+  const shared = (options.shared ?? {}) as Record<string, unknown>;
+  const perRow = columns.filter(([key]) => !Object.hasOwn(shared, key));
   const names = sql.raw(columns.map(([, c]) => `"${c.name}"`).join(', '));
-  const picks = sql.raw(columns.map((_, i) => `json_extract(value, '$[${i}]')`).join(', '));
+  const picks = sql.join(
+    columns.map(([key, column]) => {
+      if (Object.hasOwn(shared, key)) return sql`${driverValue(column, shared[key])}`;
+      return sql.raw(`json_extract(value, '$[${perRow.findIndex(([k]) => k === key)}]')`);
+    }),
+    sql.raw(', '),
+  );
   // `WHERE true` keeps SQLite from reading ON CONFLICT as part of the SELECT's join.
   const conflict = options.ignoreConflicts ? sql.raw(' WHERE true ON CONFLICT DO NOTHING') : sql.raw('');
-  const encoded = rows.map((row) => JSON.stringify(columns.map(([key, column]) => driverValue(column, (row as Record<string, unknown>)[key]))));
+  const encoded = rows.map((row) => JSON.stringify(perRow.map(([key, column]) => driverValue(column, (row as Record<string, unknown>)[key]))));
   return jsonChunks(encoded, options.maxUnits).map(({ json }) =>
     rawStatement(db, sql`INSERT INTO ${sql.raw(`"${getTableName(table)}"`)} (${names}) SELECT ${picks} FROM json_each(${json})${conflict}`),
   );

@@ -9,6 +9,7 @@ import { systemNow, tenantNow } from '../lib/clock';
 import { ApiError } from './errors';
 import { hasPermission } from './permissions';
 import type { AppEnv, Principal } from './context';
+import { principalCache, type CachedPrincipal } from './principal-cache';
 import { jwtKey, JWT_AUDIENCE, JWT_ISSUER } from '../services/platform/customer-sessions';
 import { lookupApiKey } from './api-key-lookup';
 
@@ -29,12 +30,24 @@ function bearer(header: string | undefined): string | undefined {
 }
 
 
+/** The key and its tenant from the directory and the tenant's shard, on a miss of the isolate's principal cache. */
+async function lookUpApiKey(c: Parameters<MiddlewareHandler<AppEnv>>[0], hash: string): Promise<CachedPrincipal | undefined> {
+  const mark = principalCache.mark();
+  const row = await lookupApiKey(c.env, hash);
+  if (!row) return undefined;
+  const entry: CachedPrincipal = { keyId: row.key.id, permissions: row.key.permissions, expiresAt: row.key.expiresAt, revokedAt: row.key.revokedAt, tenant: row.tenant };
+  principalCache.set(hash, entry, mark);
+  return entry;
+}
+
 async function authenticateApiKey(c: Parameters<MiddlewareHandler<AppEnv>>[0], key: string): Promise<Principal> {
-  const row = await lookupApiKey(c.env, await sha256Hex(key));
-  if (!row || row.key.revokedAt) throw ApiError.unauthorized();
-  if (row.key.expiresAt && row.key.expiresAt <= systemNow().toISOString()) throw ApiError.unauthorized('The API key has expired.');
-  c.set('tenant', row.tenant);
-  return { kind: 'api_key', keyId: row.key.id, permissions: row.key.permissions };
+  const hash = await sha256Hex(key);
+  const entry = principalCache.get(hash) ?? (await lookUpApiKey(c, hash));
+  if (!entry || entry.revokedAt) throw ApiError.unauthorized();
+  // Expiry against the clock on every request: a remembered key is not a key known to be valid.
+  if (entry.expiresAt && entry.expiresAt <= systemNow().toISOString()) throw ApiError.unauthorized('The API key has expired.');
+  c.set('tenant', entry.tenant);
+  return { kind: 'api_key', keyId: entry.keyId, permissions: entry.permissions };
 }
 
 async function authenticateCustomerToken(c: Parameters<MiddlewareHandler<AppEnv>>[0], token: string): Promise<Principal> {

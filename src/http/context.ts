@@ -4,7 +4,7 @@ import type { Env } from '../env';
 import { createServiceContext, type ServiceContext } from '../services/context';
 
 export type Principal =
-  | { kind: 'api_key'; keyId: string; permissions: string[] }
+  | { kind: 'api_key'; keyId: string; permissions: readonly string[] }
   | { kind: 'customer'; customerId: string }
   | { kind: 'admin' };
 

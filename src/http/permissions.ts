@@ -57,7 +57,7 @@ export function isKnownPermission(p: string): boolean {
   return (action === 'read' || action === 'write') && (PERMISSION_RESOURCES as readonly string[]).includes(resource);
 }
 
-export function hasPermission(granted: string[], required: string): boolean {
+export function hasPermission(granted: readonly string[], required: string): boolean {
   if (granted.includes('*') || granted.includes(required)) return true;
   // Write implies read on the same resource.
   const { resource, action } = splitPermission(required);

@@ -47,6 +47,18 @@ const DOCUMENT_BODIES: { method: string; path: string; types: RegExp; maxBytes: 
 const documentBody = (method: string, path: string) => DOCUMENT_BODIES.find((d) => d.method === method && path.endsWith(d.path));
 
 /**
+ * JSON bodies that may be larger than MAX_BODY_BYTES: a usage batch of up to 10,000 events (about
+ * 500 bytes each at most; docs/decisions.md, Subscriptions, usage, entitlements).
+ */
+const LARGE_JSON_BODIES: { method: string; path: string; maxBytes: number }[] = [{ method: 'POST', path: '/subscriptions/measurements', maxBytes: 5 * 1024 * 1024 }];
+
+function maxBodyBytes(method: string, path: string, document: (typeof DOCUMENT_BODIES)[number] | undefined): number {
+  // base64 of a document is 4/3 of its size.
+  if (document) return Math.ceil((document.maxBytes * 4) / 3) + 1024;
+  return LARGE_JSON_BODIES.find((b) => b.method === method && b.path === path)?.maxBytes ?? MAX_BODY_BYTES;
+}
+
+/**
  * Reads and checks the body once for every route: size (413), media type (415), nesting depth and
  * JSON syntax (400), Unicode (422), so validators only ever see well-formed JSON and the
  * idempotency layer sees the raw text.
@@ -56,8 +68,7 @@ export const bodyGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
   const expected = BODY_TYPES[method];
   if (!expected) return next();
   const document = documentBody(method, c.req.path);
-  // base64 of a document is 4/3 of its size.
-  const maxBytes = document ? Math.ceil((document.maxBytes * 4) / 3) + 1024 : MAX_BODY_BYTES;
+  const maxBytes = maxBodyBytes(method, c.req.path, document);
   const declared = Number(c.req.header('Content-Length') ?? '0');
   if (declared > maxBytes) throw new ApiError(413, 'body-too-large', `The body exceeds ${maxBytes} bytes.`);
   if (document && document.types.test(c.req.header('Content-Type') ?? '')) {
@@ -67,7 +78,8 @@ export const bodyGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
     return next();
   }
   const text = await c.req.text();
-  if (new TextEncoder().encode(text).length > maxBytes) {
+  // A UTF-16 unit is at most 3 bytes of UTF-8: only a text that could be too large is encoded to know.
+  if (text.length * 3 > maxBytes && new TextEncoder().encode(text).length > maxBytes) {
     throw new ApiError(413, 'body-too-large', `The body exceeds ${maxBytes} bytes.`);
   }
   if (text.trim() === '') {

@@ -1,9 +1,19 @@
 const encoder = new TextEncoder();
 
+/** Two hex digits of each byte value. */
+export const HEX_BYTES: readonly string[] = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+
+/** Bytes as lowercase hex (every request hashes its API key: no array spreading and mapping). */
+export function toHex(bytes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i++) out += HEX_BYTES[bytes[i]!];
+  return out;
+}
+
 /** SHA-256 of text (as UTF-8) or of bytes, in hex. */
 export async function sha256Hex(input: string | Uint8Array): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', typeof input === 'string' ? encoder.encode(input) : input);
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+  return toHex(new Uint8Array(digest));
 }
 
 /** Compares two strings without leaking the position of the first difference through timing. */
@@ -24,7 +34,7 @@ export async function hmacSha256(key: Uint8Array, message: string): Promise<Uint
 
 /** Hex HMAC-SHA256 of `message` under `key`. */
 export async function hmacSha256Hex(key: Uint8Array, message: string): Promise<string> {
-  return [...(await hmacSha256(key, message))].map((b) => b.toString(16).padStart(2, '0')).join('');
+  return toHex(await hmacSha256(key, message));
 }
 
 const sealingKeys = new Map<string, Promise<CryptoKey>>();

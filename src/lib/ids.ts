@@ -1,3 +1,5 @@
+import { HEX_BYTES } from './crypto';
+
 let lastMs = 0;
 let sequence = 0;
 
@@ -30,8 +32,12 @@ export function newId(): string {
   bytes[6] = 0x70 | ((sequence >> 8) & 0x0f);
   bytes[7] = sequence & 0xff;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  let id = '';
+  for (let i = 0; i < 16; i++) {
+    if (i === 4 || i === 6 || i === 8 || i === 10) id += '-';
+    id += HEX_BYTES[bytes[i]!];
+  }
+  return id;
 }
 
 /** A URL-safe random token with `bytes` bytes of entropy. */

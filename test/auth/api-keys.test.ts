@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ADMIN_TOKEN, api, unique, violations, dbOf } from '../support/api';
 import { createTenant, keyWith } from '../support/builders';
 
@@ -49,10 +49,16 @@ describe('API keys', () => {
     const created = await api('/api-keys', { token: t.key, body: { permissions: ['*'], expiresAt: new Date(Date.now() + 60_000).toISOString() } });
     expect(created.status).toBe(201);
     expect((await api('/customers', { token: created.body.key })).status).toBe(200);
-    await (await dbOf(t)).prepare('UPDATE api_keys SET expires_at = ? WHERE id = ?').bind(new Date(Date.now() - 1000).toISOString(), created.body.id).run();
-    const res = await api('/customers', { token: created.body.key });
-    expect(res.status).toBe(401);
-    expect(res.body.detail).toMatch(/expired/);
+    // A minute later (the wall clock: key expiry is infrastructure time).
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 61_000);
+    try {
+      const res = await api('/customers', { token: created.body.key });
+      expect(res.status).toBe(401);
+      expect(res.body.detail).toMatch(/expired/);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('validates permissions and never grants more than the creator holds', async () => {

@@ -91,10 +91,20 @@ describe('amount bounds', () => {
           { id: 'ok', subscriptionItem: itemId, quantity: '100000000' },
           // 100000000.000001 × 1000.00 = 100000000000.001: beyond.
           { id: 'over', subscriptionItem: itemId, quantity: '100000000.000001' },
+          // The same quantities again in the batch: each event is judged alike.
+          { id: 'ok-again', subscriptionItem: itemId, quantity: '100000000' },
+          { id: 'over-again', subscriptionItem: itemId, quantity: '100000000.000001' },
         ],
       }),
     );
-    expect(res).toMatchObject({ received: 2, accepted: 1, rejected: [{ index: 1, id: 'over', violations: [{ propertyPath: 'events[1].quantity', code: 'amount_too_large' }] }] });
+    expect(res).toMatchObject({
+      received: 4,
+      accepted: 2,
+      rejected: [
+        { index: 1, id: 'over', violations: [{ propertyPath: 'events[1].quantity', code: 'amount_too_large' }] },
+        { index: 3, id: 'over-again', violations: [{ propertyPath: 'events[3].quantity', code: 'amount_too_large' }] },
+      ],
+    });
   });
 
   it('a subscription stored before the bounds: the estimate is 409 and billing reports amount_out_of_range, never a 500', async () => {

@@ -64,6 +64,24 @@ describe('hosted checkout page', () => {
     expect(forced.text).toContain(`action="/checkout/cart/${opened.id}/quantity?lang=de"`);
   });
 
+  it('shows the cart as it is on every load: the same page again while it stays, the change at once after a change', async () => {
+    const t = await createTenant();
+    await checkoutCatalogue(t);
+    const opened = await openPage(t);
+    const first = await page(opened.path, { headers: { 'Accept-Language': 'en' } });
+    const again = await page(opened.path, { headers: { 'Accept-Language': 'en' } });
+    expect(again.text).toBe(first.text);
+    expect(again.headers.get('Content-Security-Policy')).toBe(first.headers.get('Content-Security-Policy'));
+    expect(due(again.text)).toBe('€23.80');
+    // The same cart in German is its own page.
+    expect(due((await page(opened.path, { headers: { 'Accept-Language': 'de' } })).text)).toBe('23,80\u00a0€');
+    // Changed through the JSON API (another tab, say): the next load shows 3 seats.
+    const cart = (await api(`/public/checkout/cart/${opened.id}`)).body;
+    expect((await api(`/public/checkout/cart/${opened.id}/change-quantity`, { method: 'PUT', body: { cartItemId: cart.items[0].id, quantity: 3 } })).status).toBe(200);
+    const changed = await page(opened.path, { headers: { 'Accept-Language': 'en' } });
+    expect(due(changed.text)).toBe('€35.70');
+  });
+
   it('takes form posts without JavaScript and redirects back to the cart', async () => {
     const t = await createTenant();
     const { coupon } = await checkoutCatalogue(t);

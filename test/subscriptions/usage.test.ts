@@ -130,11 +130,34 @@ describe('POST /subscriptions/measurements', () => {
     expect(await ok(usage(t, [{ id: 'old', subscriptionItem: f.apiItem, quantity: '1' }]))).toMatchObject({ accepted: 1, duplicates: 0 });
   });
 
-  it('refuses a malformed batch whole: more than 1,000 events, bad quantities, no target', async () => {
+  it('takes a batch of 10,000 events whole, and counts each of them once when it comes again with more', async () => {
+    const f = await usageFixture();
+    const { t } = f;
+    const events = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ id: `big-${from + i}`, subscriptionItem: f.apiItem, quantity: String(1 + ((from + i) % 3)) }));
+    expect(await ok(usage(t, events(0, 10_000)))).toEqual({ received: 10_000, accepted: 10_000, duplicates: 0, rejected: [] });
+    expect(await countRows('usage_events', t)).toBe(10_000);
+    // The last 5,000 again beside 5,000 new ones: only the new ones are stored.
+    expect(await ok(usage(t, events(5_000, 10_000)))).toEqual({ received: 10_000, accepted: 5_000, duplicates: 5_000, rejected: [] });
+    expect(await countRows('usage_events', t)).toBe(15_000);
+    // 15,000 events of quantities 1, 2, 3 in turn: 5,000 of each.
+    expect((await ok(get(t, `/subscription-items/${f.apiItem}/current-measurement-value`))).quantity).toBe('30000');
+  });
+
+  it('refuses a batch whose body is larger than 5 MiB with 413, storing nothing', async () => {
+    const f = await usageFixture();
+    const { t } = f;
+    const padding = 'p'.repeat(200);
+    const events = Array.from({ length: 10_000 }, (_, i) => ({ id: `${padding}-${i}`, subscriptionItem: f.apiItem, quantity: '1', uniqueId: padding, measurement: padding }));
+    const res = await usage(t, events);
+    expectProblem(res, 413);
+    expect(await countRows('usage_events', t)).toBe(0);
+  });
+
+  it('refuses a malformed batch whole: more than 10,000 events, bad quantities, no target', async () => {
     const f = await usageFixture();
     const { t } = f;
     const many = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => ({ id: `${prefix}${i}`, subscriptionItem: f.apiItem, quantity: '1' }));
-    const tooMany = await usage(t, many(1001, 'x'));
+    const tooMany = await usage(t, many(10_001, 'x'));
     expect422(tooMany, ['events']);
     expect422(await usage(t, []), ['events']);
     expect(await countRows('usage_events', t)).toBe(0);

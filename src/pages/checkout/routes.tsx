@@ -5,7 +5,9 @@ import type { AppEnv } from '../../http/context';
 import { ApiError } from '../../http/errors';
 import { logError } from '../../lib/log';
 import type { PublicCart } from '../../schemas/checkout';
-import { applyCoupon, changeQuantity, confirmCart, confirmCartOtp, openCart, prepareCard, readCart, removeCoupon, setBuyerDetails } from '../../services/checkout/public-carts';
+import { applyCoupon, changeQuantity, confirmCart, confirmCartOtp, openCart, prepareCard, readCart, readCartJson, removeCoupon, setBuyerDetails } from '../../services/checkout/public-carts';
+import { systemNow } from '../../lib/clock';
+import { TtlCache } from '../../lib/ttl-cache';
 import { ASSETS } from './assets';
 import { buyerDetails, confirmInput, emptyForm, parseForm, valuesFromCart, withViolations, type FormState } from './form';
 import { pickLang, TEXTS, type Lang, type Texts } from './texts';
@@ -61,7 +63,11 @@ function cardClient(env: PageContext['env']): { url: string; csp: typeof STRIPE_
 
 /** An HTML answer that no cache keeps (a cart is one buyer's, and changes with every post). */
 function html(c: PageContext, element: JSX.Element, status: 200 | 404 | 409 | 413 | 415 | 422 | 500 = 200, card: typeof STRIPE_CSP | null = null): Response {
-  return new Response(`<!doctype html>${element.toString()}`, {
+  return htmlText(c, `<!doctype html>${element.toString()}`, status, card);
+}
+
+function htmlText(c: PageContext, text: string, status: 200 | 404 | 409 | 413 | 415 | 422 | 500 = 200, card: typeof STRIPE_CSP | null = null): Response {
+  return new Response(text, {
     status,
     headers: {
       'Content-Type': 'text/html; charset=utf-8',
@@ -164,12 +170,29 @@ checkoutPages.get('/checkout/assets/:file', (c) => {
   });
 });
 
+/**
+ * Cart pages as rendered, by everything they are made of: the cart's view as its object holds it,
+ * the language and the query they carry. A page is shown again and again (a buyer reloads, the
+ * page polls) while the cart stays as it is; the view is read every time, so a changed cart is a
+ * new key, never an old page. Pages with a card form are not kept (they depend on the tenant's card
+ * gateway, read from D1). Bounded in number, and a minute each.
+ */
+const renderedPages = new TtlCache<string>({ ttlMs: 60_000, maxEntries: 500, now: () => systemNow().getTime() });
+
 // Registered before /checkout/{tenantSlug}/{slug}, which the same path would match too.
 checkoutPages.get('/checkout/cart/:id', async (c) => {
   const cartId = c.req.param('id');
   if (!CART_ID.test(cartId)) return errorPage(c, ApiError.notFound('Cart'));
   try {
-    return cartPage(c, await readCart(c.env, cartId), emptyForm());
+    const view = await readCartJson(c.env, cartId);
+    const p = page(c);
+    const key = `${p.lang}${p.query}\n${view}`;
+    const rendered = renderedPages.get(key);
+    if (rendered !== undefined) return htmlText(c, rendered);
+    const cart = JSON.parse(view) as PublicCart;
+    const res = await cartPage(c, cart, emptyForm());
+    if (res.status === 200 && !cart.settings.paymentMethods.includes('card')) renderedPages.set(key, await res.clone().text());
+    return res;
   } catch (err) {
     return errorPage(c, err, cartId);
   }

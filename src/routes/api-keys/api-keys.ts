@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { requireTenantPrincipal } from '../../http/auth';
 import { serviceContext } from '../../http/context';
+import { PRINCIPAL_TTL_MS } from '../../http/principal-cache';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../http/openapi';
 import { collectionSchema, paginationQuery } from '../../http/pagination';
 import { idParam, optionalText, timestamp } from '../../http/schemas';
@@ -62,7 +63,10 @@ apiKeyRoutes.openapi(
     access: 'api-key:write',
     tags,
     summary: 'Revoke an API key',
-    description: 'Only a key whose every permission the calling key holds can be revoked; any other answers 404, like an unknown id.',
+    description:
+      'Only a key whose every permission the calling key holds can be revoked; any other answers 404, like an unknown id. ' +
+      'The key is refused from the next request on wherever that request is served by the Worker instance that revoked it, ' +
+      `and everywhere within ${PRINCIPAL_TTL_MS / 1000} seconds (each instance remembers a key it has seen for at most that long).`,
     request: { params: z.object({ id: idParam('id', 'API key id') }) },
     responses: { 204: noContent },
   }),

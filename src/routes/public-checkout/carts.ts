@@ -1,10 +1,10 @@
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { createRouter, defineRoute, jsonBody, jsonResponse, problem } from '../../http/openapi';
+import { createRouter, defineRoute, jsonBody, jsonResponse, jsonText, problem } from '../../http/openapi';
 import { collectionSchema, paginationQuery } from '../../http/pagination';
 import { AddressSchema } from '../../schemas/customers';
 import { PaymentMethodSchema } from '../../schemas/payment-methods';
-import { CardPreparationSchema, CartSchema, ConfirmCartResultSchema } from '../../schemas/checkout';
+import { CardPreparationSchema, CartSchema, ConfirmCartResultSchema, type PublicCart } from '../../schemas/checkout';
 import { PREFILL_KEYS } from '../../services/checkout/buyer';
 import { cartInvoiceAddresses, cartPaymentMethods } from '../../services/checkout/customer-lists';
 import {
@@ -14,7 +14,7 @@ import {
   confirmCartOtp,
   openCart,
   prepareCard,
-  readCart,
+  readCartJson,
   removeCoupon,
   setBuyerDetails,
 } from '../../services/checkout/public-carts';
@@ -117,7 +117,8 @@ publicCheckoutRoutes.openapi(
     request: { params: cartParams },
     responses: { 200: jsonResponse(CartSchema, 'The cart') },
   }),
-  async (c) => c.json(await readCart(c.env, c.req.valid('param').id), 200),
+  // The object holds the cart's JSON as it answers it: passed through as text, never parsed and written again.
+  async (c) => jsonText<PublicCart, 200>(c, await readCartJson(c.env, c.req.valid('param').id), 200),
 );
 
 publicCheckoutRoutes.openapi(

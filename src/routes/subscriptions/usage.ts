@@ -49,9 +49,9 @@ usageRoutes.openapi(
     path: '/subscriptions/measurements',
     access: 'subscription:write',
     tags,
-    summary: 'Report usage events (up to 1,000 a batch)',
+    summary: 'Report usage events (up to 10,000 a batch)',
     description:
-      'Each event names its subscriptionItem, or its customer and measurement code. An event id counts once per tenant for 35 days (repeats are reported as duplicates). Bad events are reported by index without losing the good ones.',
+      'Each event names its subscriptionItem, or its customer and measurement code. An event id counts once per tenant for 35 days (repeats are reported as duplicates). Bad events are reported by index without losing the good ones. The body may be up to 5 MiB (413 beyond).',
     request: { body: jsonBody(UsageBatchSchema) },
     responses: { 200: jsonResponse(UsageBatchResultSchema, 'What was stored') },
   }),

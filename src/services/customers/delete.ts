@@ -5,6 +5,7 @@ import { customerAddresses, customerEmailAddresses, customerOtpCodes, customers,
 import { insertEvent } from '../../events/outbox';
 import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';
+import { forgetEntitlementChecks } from '../subscriptions/entitlement-check';
 import { byId } from './read';
 import { CUSTOMER_REFERENCES, type CustomerReference, customerReferences, customerUnreferenced } from './guards';
 
@@ -54,6 +55,8 @@ export async function deleteCustomer(ctx: ServiceContext, id: string) {
       ctx.db.delete(customerOtpCodes).where(ofCustomer(customerOtpCodes)),
       ctx.db.delete(paymentMethods).where(ofCustomer(paymentMethods)),
     ]);
+    // Its entitlement checks answer 404 from now on.
+    forgetEntitlementChecks(tenantId);
   } catch (err) {
     if (!isGuardFailure(err)) throw err;
     // Lost a race: deleted meanwhile (404), or something now points at it (409, naming what).

@@ -1,5 +1,5 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
-import { type Db, outer } from '../../db/client';
+import { type Db, outer, preparedOnce } from '../../db/client';
 import { customers } from '../../db/schema';
 import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';
@@ -71,8 +71,14 @@ export function byId(ctx: ServiceContext, id: string): SQL {
   return and(eq(customers.tenantId, ctx.tenant.id), eq(customers.id, id))!;
 }
 
+const customerById = preparedOnce((db) =>
+  selectAggregates(db)
+    .where(and(eq(customers.tenantId, sql.placeholder('tenantId')), eq(customers.id, sql.placeholder('id'))))
+    .prepare(),
+);
+
 export async function loadCustomer(ctx: ServiceContext, id: string): Promise<CustomerAggregate> {
-  const r = await selectAggregates(ctx.db).where(byId(ctx, id)).get();
+  const r = await customerById(ctx.db).get({ tenantId: ctx.tenant.id, id });
   if (!r) throw ApiError.notFound('Customer');
   return toAggregate(r);
 }

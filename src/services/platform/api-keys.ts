@@ -8,6 +8,7 @@ import { fetchPage } from '../../db/paging';
 import type { Page } from '../../http/pagination';
 import { hasPermission, isKnownPermission } from '../../http/permissions';
 import { systemNow } from '../../lib/clock';
+import { principalCache } from '../../http/principal-cache';
 import { sha256Hex } from '../../lib/crypto';
 import { newId, randomToken } from '../../lib/ids';
 import type { ApiKeyCreated, ApiKeyResource } from '../../schemas/platform';
@@ -45,7 +46,7 @@ export async function buildApiKey(tenant: Pick<Tenant, 'id' | 'mode'>, input: { 
 
 export async function createApiKey(
   ctx: ServiceContext,
-  creatorPermissions: string[],
+  creatorPermissions: readonly string[],
   input: { name: string | null; permissions: string[]; expiresAt: string | null },
 ): Promise<ApiKeyCreated> {
   const v = new Violations();
@@ -69,19 +70,19 @@ export async function createApiKey(
  * The keys a key may manage (see and revoke): those whose every permission it holds itself, so a
  * narrower key can never list or revoke a broader one. `*` is only held by `*`.
  */
-function manageableBy(managerPermissions: string[]): SQL | undefined {
+function manageableBy(managerPermissions: readonly string[]): SQL | undefined {
   if (managerPermissions.includes('*')) return undefined;
   const held = [...new Set(managerPermissions.flatMap((p) => (p.endsWith(':write') ? [p, `${p.slice(0, -':write'.length)}:read`] : [p])))];
   return sql`NOT EXISTS (SELECT 1 FROM json_each(${apiKeys.permissions}) AS p WHERE p.value NOT IN (SELECT value FROM json_each(${JSON.stringify(held)})))`;
 }
 
-export async function listApiKeys(ctx: ServiceContext, managerPermissions: string[], page: Page) {
+export async function listApiKeys(ctx: ServiceContext, managerPermissions: readonly string[], page: Page) {
   const where = and(eq(apiKeys.tenantId, ctx.tenant.id), manageableBy(managerPermissions));
   return fetchPage(ctx.db, apiKeys, where, [desc(apiKeys.createdAt), desc(apiKeys.id)], page, renderApiKey);
 }
 
 /** Revokes a key the caller may manage; a key it may not manage is reported like an unknown one. */
-export async function revokeApiKey(ctx: ServiceContext, managerPermissions: string[], id: string) {
+export async function revokeApiKey(ctx: ServiceContext, managerPermissions: readonly string[], id: string) {
   const visible = and(eq(apiKeys.tenantId, ctx.tenant.id), eq(apiKeys.id, id), manageableBy(managerPermissions));
   const row = await ctx.db
     .update(apiKeys)
@@ -89,7 +90,11 @@ export async function revokeApiKey(ctx: ServiceContext, managerPermissions: stri
     .where(and(visible, isNull(apiKeys.revokedAt)))
     .returning({ id: apiKeys.id })
     .get();
-  if (row) return;
+  if (row) {
+    // This isolate refuses the key from the next request on; others within PRINCIPAL_TTL_MS.
+    principalCache.invalidateKey(id);
+    return;
+  }
   const exists = await ctx.db.select({ id: apiKeys.id }).from(apiKeys).where(visible).get();
   if (!exists) throw ApiError.notFound('API key');
   throw ApiError.conflict('The API key is already revoked.');

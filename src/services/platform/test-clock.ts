@@ -3,6 +3,7 @@ import type { Db, Tenant } from '../../db/client';
 import { tenants } from '../../db/schema';
 import { ApiError } from '../../http/errors';
 import { tenantNow } from '../../lib/clock';
+import { principalCache } from '../../http/principal-cache';
 import { at, type ServiceContext } from '../context';
 import { sweepSubscriptions } from '../subscriptions/sweep';
 import { sweepCollections } from '../payments/collection-jobs';
@@ -29,6 +30,8 @@ async function advanceTestClock(db: Db, tenant: Tenant, to: Date) {
     .where(sql`${tenants.id} = ${tenant.id} AND ${tenants.mode} = 'test' AND (${tenants.testClockNow} IS NULL AND ${tenant.testClockNow === null ? 1 : 0} = 1 OR ${tenants.testClockNow} <= ${iso})`)
     .returning()
     .get();
+  // The tenant row moved: requests through this isolate read the new clock from the next one on.
+  if (updated) principalCache.invalidateTenant(tenant.id);
   if (!updated) {
     const current = await db.select().from(tenants).where(eq(tenants.id, tenant.id)).get();
     throw ApiError.violation('now', `The test clock only moves forward; it is at ${current?.testClockNow}.`, 'clock_backwards');

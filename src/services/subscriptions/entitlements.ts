@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { and, eq, gt, isNull, lte, or, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { insertRows } from '../../db/insert';
 import { entitlements, featureAssignments, features, pricePlans, products, subscriptionItems, subscriptions } from '../../db/schema';
@@ -13,8 +13,9 @@ import { rawStatement, tenantRowsById, runBatch } from '../../db/client';
 import { collection, paginationQuery } from '../../http/pagination';
 import { newId } from '../../lib/ids';
 import { checkReference, listFilter, resourceService } from '../common/resource';
+import { forgetEntitlementChecks } from './entitlement-check';
 import type { SubscriptionAggregate } from './aggregate';
-import type { CustomerEntitlement, EntitlementResource, FeatureAssignmentResource, FeatureResource } from '../../schemas/entitlements';
+import type { EntitlementResource, FeatureAssignmentResource, FeatureResource } from '../../schemas/entitlements';
 
 type FeatureRow = typeof features.$inferSelect;
 export interface FeatureInput {
@@ -66,7 +67,8 @@ const ENTITLED_ITEM_STATUSES = new Set(['active', 'canceled']);
 /**
  * Resolves a subscription's entitlements from the feature assignments of its items' products and
  * price plans, and returns the statements that replace the stored ones plus the event announcing
- * them. Assignments apply when their validity window covers the moment of resolution.
+ * them. Assignments apply when their validity window covers the moment of resolution. Whoever
+ * commits the statements then calls forgetEntitlementChecks (commitSubscriptionChange does).
  */
 export async function entitlementStatements(ctx: ServiceContext, agg: Pick<SubscriptionAggregate, 'row' | 'items'>) {
   const nowIso = ctx.now.toISOString();
@@ -149,33 +151,6 @@ export async function listSubscriptionEntitlements(ctx: ServiceContext, subscrip
   return collection(data.slice(start, start + page.limit), data.length, page);
 }
 
-/**
- * The check an application makes on each of its own requests: is this customer entitled to a
- * feature, and with which value? One read on the (tenant, customer, feature, active) index.
- */
-export async function customerEntitlement(ctx: ServiceContext, customerId: string, featureCode: string): Promise<CustomerEntitlement> {
-  const rows = await ctx.db
-    .select({ value: entitlements.value, validUntil: entitlements.validUntil, subscriptionId: entitlements.subscriptionId })
-    .from(entitlements)
-    .where(
-      and(
-        eq(entitlements.tenantId, ctx.tenant.id),
-        eq(entitlements.customerId, customerId),
-        eq(entitlements.featureCode, featureCode),
-        eq(entitlements.active, true),
-        or(isNull(entitlements.validFrom), lte(entitlements.validFrom, ctx.now.toISOString())),
-        or(isNull(entitlements.validUntil), gt(entitlements.validUntil, ctx.now.toISOString())),
-      ),
-    );
-  return {
-    customer: customerId,
-    feature: featureCode,
-    entitled: rows.length > 0,
-    values: [...new Set(rows.map((r) => r.value).filter((v): v is string => v !== null))],
-    subscriptions: [...new Set(rows.map((r) => r.subscriptionId))],
-  };
-}
-
 export interface AssignmentInput {
   feature: string;
   value: string | null;
@@ -242,6 +217,7 @@ export async function createAssignment(ctx: ServiceContext, input: AssignmentInp
     );
   }
   await runBatch(ctx.db, statements);
+  if (input.applyToExistingSubscriptions) forgetEntitlementChecks(ctx.tenant.id);
   return resource;
 }
 
@@ -284,4 +260,5 @@ export async function deleteAssignment(ctx: ServiceContext, id: string) {
     ctx.db.delete(entitlements).where(and(eq(entitlements.tenantId, ctx.tenant.id), eq(entitlements.assignmentId, id))),
     insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: 'feature_assignment.deleted', resourceId: id, data: current, now: ctx.now }),
   ]);
+  forgetEntitlementChecks(ctx.tenant.id);
 }

@@ -8,6 +8,7 @@ import { subscriptionItems, subscriptions } from '../../db/schema';
 import type { EventType } from '../../events/catalogue';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
+import { forgetEntitlementChecks } from './entitlement-check';
 import { checkCustomFieldValues, selectCustomFieldDefinitions } from '../customers/custom-fields';
 import { type ItemAggregate, type SubscriptionAggregate, type SubscriptionRow, loadSubscription, renderSubscription } from './aggregate';
 import { type SubscriptionInput, checkItems, checkSubscriptionReferences, itemRow, withPrice } from './create';
@@ -39,6 +40,8 @@ export async function commitSubscriptionChange(
     events: [eventType, ...(options.extraEvents ?? [])],
     conflict: 'The subscription was changed concurrently; reload and retry.',
   });
+  // Its entitlements may have changed with it (entitlementStatements among the statements).
+  forgetEntitlementChecks(ctx.tenant.id);
   return { resource, agg: aggregate(row) };
 }
 

@@ -8,7 +8,7 @@ import { billInstantUsage } from '../billing/bill';
 import { afterFinalization } from '../invoices/after-finalization';
 import { billingGroups, customers, measurements, products, subscriptionItems, subscriptions, usageEvents, pricePlans } from '../../db/schema';
 import { tenantRowsById } from '../../db/client';
-import { insertRows } from '../../db/insert';
+import { insertJsonRows } from '../../db/insert';
 import { ApiError, type Violation } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { unbillableAmount } from '../catalogue/price-plans';
@@ -18,7 +18,7 @@ import { logError } from '../../lib/log';
 
 /** Event ids are remembered (and old events refused) for this long: a retry within it is counted once. */
 export const USAGE_DEDUP_DAYS = 35;
-export const USAGE_BATCH_LIMIT = 1000;
+export const USAGE_BATCH_LIMIT = 10_000;
 const MICROS = 1_000_000n;
 /** Aggregations that bill the number of events, whatever their quantities. */
 const COUNTING = new Set(['count', 'count_unique']);
@@ -88,6 +88,14 @@ async function resolveTargets(ctx: ServiceContext, events: UsageEventInput[]) {
 
 export type IngestResult = UsageBatchResult;
 
+/** `list` with one more violation of event `index` (a new list for the first). */
+function violate(list: Violation[] | undefined, index: number, field: string, message: string, code: string): Violation[] {
+  const v = { propertyPath: `events[${index}].${field}`, message, code };
+  if (!list) return [v];
+  list.push(v);
+  return list;
+}
+
 /**
  * Stores a batch of usage events. Each event is checked on its own: good events are stored and bad
  * ones reported by index, so one bad event never loses the others (docs/decisions.md). An event id
@@ -100,33 +108,42 @@ export async function ingestUsage(ctx: ServiceContext, events: UsageEventInput[]
   const oldest = new Date(now.getTime() - USAGE_DEDUP_DAYS * 86_400_000).toISOString();
   const latest = new Date(now.getTime() + 5 * 60_000).toISOString();
   const rejected: IngestResult['rejected'] = [];
+  // Pricing a quantity is most of the work per event, and a batch repeats its few quantities.
+  const priced = new Map<string, string | null>();
   const rows: (typeof usageEvents.$inferInsert)[] = [];
   const instant = new Set<string>();
-  events.forEach((e, index) => {
-    const violations: Violation[] = [];
-    const add = (field: string, message: string, code: string) => violations.push({ propertyPath: `events[${index}].${field}`, message, code });
+  const nowIso = now.toISOString();
+  // A plain loop without closures per event: a batch has up to 10,000 of them.
+  for (let index = 0; index < events.length; index++) {
+    const e = events[index]!;
+    let violations: Violation[] | undefined;
     let target: Target | undefined;
     if (e.subscriptionItem !== null) {
       target = items.get(e.subscriptionItem);
-      if (!target) add('subscriptionItem', 'No billable subscription item with this id.', 'not_found');
+      if (!target) violations = violate(violations, index, 'subscriptionItem', 'No billable subscription item with this id.', 'not_found');
     } else {
       const found = candidates.get(JSON.stringify([e.customer, e.measurement])) ?? [];
-      if (found.length === 0) add('measurement', 'The customer has no billable subscription item with this measurement.', 'not_found');
-      else if (found.length > 1) add('subscriptionItem', `${found.length} items of the customer use this measurement; name the subscriptionItem.`, 'ambiguous');
+      if (found.length === 0) violations = violate(violations, index, 'measurement', 'The customer has no billable subscription item with this measurement.', 'not_found');
+      else if (found.length > 1) violations = violate(violations, index, 'subscriptionItem', `${found.length} items of the customer use this measurement; name the subscriptionItem.`, 'ambiguous');
       else target = found[0];
     }
-    const measuredAt = e.measuredAt ? new Date(e.measuredAt).toISOString() : now.toISOString();
-    if (measuredAt < oldest) add('measuredAt', `Events older than ${USAGE_DEDUP_DAYS} days are refused.`, 'too_old');
-    if (measuredAt > latest) add('measuredAt', 'Must not lie in the future.', 'in_future');
-    if (target?.measurement.aggregationType === 'count_unique' && !e.uniqueId) add('uniqueId', 'A count_unique measurement needs uniqueId.', 'required');
+    const measuredAt = e.measuredAt ? new Date(e.measuredAt).toISOString() : nowIso;
+    if (measuredAt < oldest) violations = violate(violations, index, 'measuredAt', `Events older than ${USAGE_DEDUP_DAYS} days are refused.`, 'too_old');
+    if (measuredAt > latest) violations = violate(violations, index, 'measuredAt', 'Must not lie in the future.', 'in_future');
+    if (target?.measurement.aggregationType === 'count_unique' && !e.uniqueId) violations = violate(violations, index, 'uniqueId', 'A count_unique measurement needs uniqueId.', 'required');
     // An event whose quantity alone bills more than a line may: never billable (counts bill events, not quantities).
-    const unbillable = target && !COUNTING.has(target.measurement.aggregationType) ? unbillableAmount(target.price, e.quantity) : null;
-    if (unbillable) add('quantity', unbillable, 'amount_too_large');
-    if (violations.length || !target) {
-      rejected.push({ index, id: e.id, violations });
-      return;
+    if (target && !COUNTING.has(target.measurement.aggregationType)) {
+      const key = `${target.price.id} ${e.quantity}`;
+      let unbillable = priced.get(key);
+      if (unbillable === undefined) priced.set(key, (unbillable = unbillableAmount(target.price, e.quantity)));
+      if (unbillable) violations = violate(violations, index, 'quantity', unbillable, 'amount_too_large');
+    }
+    if (violations || !target) {
+      rejected.push({ index, id: e.id, violations: violations ?? [] });
+      continue;
     }
     if (target.measurement.type === 'instant_metered') instant.add(target.subscriptionId);
+    // The tenant and the time of receipt are the batch's (shared by insertJsonRows below).
     rows.push({
       tenantId: ctx.tenant.id,
       eventId: e.id,
@@ -136,15 +153,17 @@ export async function ingestUsage(ctx: ServiceContext, events: UsageEventInput[]
       quantityMicros: Number(toMicros(e.quantity)),
       uniqueId: e.uniqueId,
       measuredAt,
-      receivedAt: now.toISOString(),
+      receivedAt: nowIso,
     });
-  });
+  }
   let accepted = 0;
   if (rows.length) {
-    // One batch is atomic; a duplicate event id is skipped, and what each statement returns was stored.
-    const statements = insertRows(ctx.db, usageEvents, rows, { finish: (q) => q.onConflictDoNothing().returning({ id: usageEvents.eventId }) });
-    const results = (await ctx.db.batch(statements as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as unknown as { id: string }[][];
-    accepted = results.reduce((n, r) => n + r.length, 0);
+    // One batch is atomic, a few statements however many events (the rows go in as JSON); an event
+    // id already stored, or repeated earlier in the batch, is skipped, and each statement's count of
+    // changed rows is what it stored.
+    const statements = insertJsonRows(ctx.db, usageEvents, rows, { ignoreConflicts: true, shared: { tenantId: ctx.tenant.id, receivedAt: nowIso } });
+    const results = (await ctx.db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])) as unknown as D1Result[];
+    accepted = results.reduce((n, r) => n + r.meta.changes, 0);
   }
   // instant_metered usage is billed at once, each push on its own invoice. The events are stored
   // whatever happens to that: a push that cannot be billed now is left to the next run, which
