@@ -23,7 +23,7 @@
 //   BENCH_CHECKOUT_FLOWS   open → change → confirm flows timed (default 20)
 //   BENCH_CHECKOUT_RUNS    runs of the read measurements (1–3 below), each with its own baselines (default 5)
 
-import { CEILING, HEALTH, assertLoopback, baselineColumns, benchTenant, cpuColumns, envInt, http, msSince, printTable, summarize } from './lib.mjs';
+import { CEILING, HEALTH, assertLoopback, baselineColumns, benchTenant, buyerAddress, cpuColumns, envInt, http, msSince, printTable, summarize } from './lib.mjs';
 
 const log = (msg) => process.stderr.write(`bench: ${msg}\n`);
 const describe = (r) => `HTTP ${r.status} ${r.text.length > 300 ? r.text.slice(0, 300) + '…' : r.text}`;
@@ -33,15 +33,33 @@ const PAGE_GOAL = 0.6;
 const CART_READ = 'GET /public/checkout/cart/{id}';
 const PAGE_READ = 'GET /checkout/cart/{id} (HTML page)';
 
-/** Opens a cart through the hosted page: the cart id from the page's 303. */
-async function openCart(ctx, linkPath) {
+/** Opens a cart through the hosted page as `buyer` (a client address): the cart id from the page's 303. */
+export async function openCart(ctx, linkPath, buyer = buyerAddress()) {
   const origin = assertLoopback(ctx.url);
-  const res = await fetch(origin + linkPath, { redirect: 'manual', signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(30_000)]) });
+  const res = await fetch(origin + linkPath, { redirect: 'manual', headers: buyer, signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(30_000)]) });
   await res.arrayBuffer();
   const location = res.headers.get('location') ?? '';
   const m = /^\/checkout\/cart\/([^/?#]+)/.exec(location);
   if (res.status !== 303 || !m) throw new Error(`GET ${linkPath}: HTTP ${res.status}, Location ${JSON.stringify(location)}`);
   return decodeURIComponent(m[1]);
+}
+
+/** A tenant of its own with a per-seat monthly plan (10.00 EUR) and a checkout link selling it: the link's path. */
+export async function benchCheckoutLink(ctx) {
+  const { call } = await benchTenant(ctx, 'Bench checkout');
+  const family = await call('POST', '/product-families', { name: 'Bench checkout' });
+  const unit = await call('POST', '/units', { name: 'Seat', code: `seat-${ctx.runTag}` });
+  const measurement = await call('POST', '/measurements', { unit: unit.id, code: `seats-${ctx.runTag}`, aggregationType: 'last_value', type: 'recurring' });
+  const taxGroup = await call('POST', '/tax-groups', { type: 'standard' });
+  const product = await call('POST', '/catalogue/products', { name: 'Team plan', type: 'product', productFamilies: [family.id], measurement: measurement.id, taxGroup: taxGroup.id });
+  const price = await call('POST', '/price-plans', { product: product.id, calculationType: 'per_unit', currencyCode: 'EUR', price: { amount: '10.00' }, billingInterval: '1M' });
+  const link = await call('POST', '/checkout-links', {
+    slug: `bench-${ctx.runTag}`,
+    items: [{ product: product.id, price: price.id, quantity: 1 }],
+    options: { trialDays: 0, allowCoupons: true, quantityEditable: true, forceCompany: false },
+    afterCheckout: { action: 'confirmation_message', confirmationMessage: 'Thanks' },
+  });
+  return new URL(link.url).pathname;
 }
 
 export const checkoutSection = {
@@ -51,38 +69,34 @@ export const checkoutSection = {
     const carts = envInt('BENCH_CHECKOUT_CARTS', 200);
     const flows = envInt('BENCH_CHECKOUT_FLOWS', 20);
     const runCount = Math.floor(envInt('BENCH_CHECKOUT_RUNS', 5));
-    const { call } = await benchTenant(ctx, 'Bench checkout');
-    const family = await call('POST', '/product-families', { name: 'Bench checkout' });
-    const unit = await call('POST', '/units', { name: 'Seat', code: `seat-${ctx.runTag}` });
-    const measurement = await call('POST', '/measurements', { unit: unit.id, code: `seats-${ctx.runTag}`, aggregationType: 'last_value', type: 'recurring' });
-    const taxGroup = await call('POST', '/tax-groups', { type: 'standard' });
-    const product = await call('POST', '/catalogue/products', { name: 'Team plan', type: 'product', productFamilies: [family.id], measurement: measurement.id, taxGroup: taxGroup.id });
-    const price = await call('POST', '/price-plans', { product: product.id, calculationType: 'per_unit', currencyCode: 'EUR', price: { amount: '10.00' }, billingInterval: '1M' });
-    const link = await call('POST', '/checkout-links', {
-      slug: `bench-${ctx.runTag}`,
-      items: [{ product: product.id, price: price.id, quantity: 1 }],
-      options: { trialDays: 0, allowCoupons: true, quantityEditable: true, forceCompany: false },
-      afterCheckout: { action: 'confirmation_message', confirmationMessage: 'Thanks' },
-    });
-    const linkPath = new URL(link.url).pathname;
+    const linkPath = await benchCheckoutLink(ctx);
 
     log(`opening ${carts} carts through ${linkPath}…`);
     const t0 = process.hrtime.bigint();
-    const ids = [];
-    for (let i = 0; i < carts; i++) ids.push(await openCart(ctx, linkPath));
+    // Each cart is a buyer's, read from the buyer's address (the public routes count per address).
+    const opened = [];
+    for (let i = 0; i < carts; i++) {
+      const buyer = buyerAddress();
+      opened.push({ id: await openCart(ctx, linkPath, buyer), buyer });
+    }
+    const ids = opened.map((o) => o.id);
     const openSeconds = msSince(t0) / 1000;
     // A read must answer the cart itself, not just any 200.
-    const sample = await http(ctx.url, 'GET', `/public/checkout/cart/${encodeURIComponent(ids[0])}`, { signal: ctx.signal });
+    const sample = await http(ctx.url, 'GET', `/public/checkout/cart/${encodeURIComponent(ids[0])}`, { headers: opened[0].buyer, signal: ctx.signal });
     if (sample.status !== 200 || sample.json?.id !== ids[0]) throw new Error(`GET /public/checkout/cart/{id}: ${describe(sample)}`);
 
     // Each run measures its own baselines next to the reads: the goal holds per run, not on average.
     const runs = [];
     for (let i = 0; i < runCount; i++) {
       log(`checkout run ${i + 1}/${runCount}…`);
+      const buyersRead = (path) => () => {
+        const { id, buyer } = pick(opened);
+        return { path: `${path}${encodeURIComponent(id)}`, headers: buyer };
+      };
       const results = await ctx.measureAll([
         ...ctx.baselineEntries(),
-        ctx.entry(CART_READ, () => ({ path: `/public/checkout/cart/${encodeURIComponent(pick(ids))}` })),
-        ctx.entry(PAGE_READ, () => ({ path: `/checkout/cart/${encodeURIComponent(pick(ids))}` })),
+        ctx.entry(CART_READ, buyersRead('/public/checkout/cart/')),
+        ctx.entry(PAGE_READ, buyersRead('/checkout/cart/')),
       ]);
       const rps = (name) => results.find((r) => r.name === name)?.rps;
       runs.push({ results, cartRatio: rps(CART_READ) / rps(HEALTH), pageRatio: rps(PAGE_READ) / rps(HEALTH) });
@@ -95,20 +109,23 @@ export const checkoutSection = {
     const flowStart = process.hrtime.bigint();
     for (let i = 0; i < flows && !ctx.signal.aborted; i++) {
       const f0 = process.hrtime.bigint();
+      // One buyer (one address) per flow.
+      const buyer = buyerAddress();
       try {
-        const id = await openCart(ctx, linkPath);
+        const id = await openCart(ctx, linkPath, buyer);
         steps.open.push(msSince(f0));
         // The buyer's page reads the cart (its item ids are the cart's own).
         const r0 = process.hrtime.bigint();
-        const cart = await http(ctx.url, 'GET', `/public/checkout/cart/${encodeURIComponent(id)}`, { signal: ctx.signal });
+        const cart = await http(ctx.url, 'GET', `/public/checkout/cart/${encodeURIComponent(id)}`, { headers: buyer, signal: ctx.signal });
         steps.read.push(msSince(r0));
         if (cart.status !== 200 || !cart.json?.items?.[0]?.id) throw new Error(`read: ${describe(cart)}`);
         const c0 = process.hrtime.bigint();
-        const changed = await http(ctx.url, 'PUT', `/public/checkout/cart/${encodeURIComponent(id)}/change-quantity`, { body: { cartItemId: cart.json.items[0].id, quantity: 3 }, signal: ctx.signal });
+        const changed = await http(ctx.url, 'PUT', `/public/checkout/cart/${encodeURIComponent(id)}/change-quantity`, { headers: buyer, body: { cartItemId: cart.json.items[0].id, quantity: 3 }, signal: ctx.signal });
         steps.change.push(msSince(c0));
         if (changed.status !== 200 || changed.json?.items?.[0]?.quantity !== 3) throw new Error(`change-quantity: ${describe(changed)}`);
         const k0 = process.hrtime.bigint();
         const confirmed = await http(ctx.url, 'PUT', `/public/checkout/cart/${encodeURIComponent(id)}/confirm`, {
+          headers: buyer,
           body: {
             email: `flow-${ctx.runTag}-${i}@bench.test`,
             newInvoiceAddress: { street: 'Hauptstraße', houseNumber: '1', zip: '10115', city: 'Berlin', countryCode: 'DE', firstName: 'Bench', lastName: `Buyer ${i}` },

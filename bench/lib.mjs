@@ -903,11 +903,29 @@ export function apiCaller(ctx, auth) {
  */
 export const BENCH_SHARD = 'DB';
 
+/**
+ * The plan of bench tenants (BENCH_PLAN, default enterprise): local development gives it a rate
+ * limit no local client reaches, so the benchmarks measure what the limiter costs without being
+ * refused (docs/decisions.md, Rate limits).
+ */
+export const BENCH_PLAN = process.env.BENCH_PLAN || 'enterprise';
+
+/**
+ * A buyer's client address for the public routes (a new one per call), as a header: they are limited
+ * per address, and every local client has the same (wrangler dev sets CF-Connecting-IP from the
+ * socket, but keeps one a client sends). A buyer keeps its address for its cart: under wrangler dev
+ * every new address costs miniflare's limiter a scan of its counters, which production does not have.
+ */
+export function buyerAddress() {
+  const octet = () => Math.floor(Math.random() * 256);
+  return { 'CF-Connecting-IP': `10.${octet()}.${octet()}.${octet()}` };
+}
+
 /** A fresh test-mode tenant (EUR, Germany) on BENCH_SHARD through the admin API, with its key and a caller. */
 export async function benchTenant(ctx, name) {
   const r = await http(ctx.url, 'POST', '/admin/tenants', {
     headers: { Authorization: `Bearer ${ctx.config.adminToken}` },
-    body: { name, countryCode: 'DE', defaultCurrency: 'EUR', timeZone: 'Europe/Berlin', mode: 'test', shard: BENCH_SHARD },
+    body: { name, countryCode: 'DE', defaultCurrency: 'EUR', timeZone: 'Europe/Berlin', mode: 'test', shard: BENCH_SHARD, plan: BENCH_PLAN },
     signal: ctx.signal,
   });
   if (r.status !== 201 || !r.json?.tenant?.id || !r.json?.apiKey?.key) throw new Error(`POST /admin/tenants: ${describeReply(r)}`);

@@ -25,6 +25,8 @@
 //   BENCH_CUSTOMERS         customers created during setup (default 10000)
 //   BENCH_FILL_CONCURRENCY  concurrent requests while filling (default 16)
 //   BENCH_LIST_PAGES        GET /customers spreads `page` over 1..N (default 10)
+//   BENCH_PLAN              plan of the bench tenants (default enterprise, whose local rate limit no
+//                           local client reaches: docs/decisions.md, Rate limits)
 //   BENCH_SECTIONS          comma list of sections to run (default: all); positional args do the same
 //   BENCH_JSON              unset: print only; "1": write bench/results/<section>-<timestamp>.json;
 //                           any other value: directory for those files.  `--json[=DIR]` does the same.
@@ -38,6 +40,7 @@
 //   BENCH_PAYMENTS_*        the payments section (invoices = camt entries and debits, default 10000;
 //                           VALIDATE=0 skips the XSD check of the pain.008): see bench/payments.mjs
 //   BENCH_CHECKOUT_*        the checkout section (carts opened, flows timed): see bench/checkout.mjs
+//   BENCH_RATE_LIMIT_*      the ratelimit section (rounds, customers, carts): see bench/rate-limit.mjs
 //
 // The http, usage and checkout sections measure GET /health and the ceiling worker in the same run,
 // in turns with their endpoints (ctx.baselineEntries(), ctx.measureAll()), and print each row as a
@@ -48,7 +51,8 @@
 // over seeded subscriptions), webhooks (API latency with a slow receiver), documents (PDF + XML
 // renders per second, bytes per document, billing rate with rendering on vs off), payments (a camt.053
 // of N entries imported and matched against N open invoices, a pain.008 of N debits: time, memory),
-// checkout (public cart reads vs GET /health, the open → change → confirm flow).
+// checkout (public cart reads vs GET /health, the open → change → confirm flow), ratelimit (reads with
+// the rate limits on and off, restarting the server between).
 //
 // Adding a section: append an object to
 // SECTIONS with { name, title, run(ctx) }. run() returns { setup?, results: [summary…], goals? }
@@ -66,6 +70,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  BENCH_PLAN,
   PROJECT_ROOT,
   CEILING,
   HEALTH,
@@ -90,6 +95,7 @@ import { webhookSection } from './webhooks.mjs';
 import { documentsSection } from './documents.mjs';
 import { paymentsSection } from './payments.mjs';
 import { checkoutSection } from './checkout.mjs';
+import { rateLimitSection } from './rate-limit.mjs';
 
 // ---------------------------------------------------------------------------------------------
 // Configuration
@@ -160,7 +166,7 @@ function makeContext(config, url, signal, server, ceilingUrl, ceilingPid) {
       tenantP ??= (async () => {
         const r = await http(url, 'POST', '/admin/tenants', {
           headers: { Authorization: `Bearer ${config.adminToken}` },
-          body: { name: 'Bench', countryCode: 'DE', defaultCurrency: 'EUR', timeZone: 'Europe/Berlin', mode: 'test' },
+          body: { name: 'Bench', countryCode: 'DE', defaultCurrency: 'EUR', timeZone: 'Europe/Berlin', mode: 'test', plan: BENCH_PLAN },
           signal,
         });
         if (r.status !== 201 || !r.json?.tenant?.id || !r.json?.apiKey?.key) throw new Error(`POST /admin/tenants: ${describe(r)}`);
@@ -400,7 +406,7 @@ const usageSection = {
 };
 const USAGE_GOAL = 20_000;
 
-const SECTIONS = [httpSection, usageSection, billingSection, webhookSection, documentsSection, paymentsSection, checkoutSection];
+const SECTIONS = [httpSection, usageSection, billingSection, webhookSection, documentsSection, paymentsSection, checkoutSection, rateLimitSection];
 
 // ---------------------------------------------------------------------------------------------
 // Report

@@ -49,7 +49,9 @@ export function buildApp() {
         'Subscription billing and invoicing. Errors are RFC 9457 problem+json; collections are `{data, meta.pagination}`; ' +
         'POST and PUT accept an `Idempotency-Key` header; PATCH takes a JSON merge patch (application/merge-patch+json or application/json). ' +
         'Reads may be served by a nearby read replica: a response that reached the tenant\'s data carries an `x-d1-bookmark` header; send it back ' +
-        'as `x-d1-bookmark` on the next request to read at least what that response saw (your own writes included). A malformed or foreign bookmark is ignored.',
+        'as `x-d1-bookmark` on the next request to read at least what that response saw (your own writes included). A malformed or foreign bookmark is ignored. ' +
+        "Requests are rate limited, an API key by its tenant's plan and public routes by the client address: their responses carry " +
+        '`RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers); a refused request is 429 `rate-limited` with `Retry-After`, and nothing was done.',
     },
   });
 

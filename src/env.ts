@@ -56,6 +56,21 @@ export interface Env {
   PAYMENT_COLLECTION?: string;
   /** Days events, their webhook deliveries and shared documents are kept (default 30; src/events/retention.ts). */
   EVENT_RETENTION_DAYS?: string;
+  /**
+   * Rate limits (docs/decisions.md, Rate limits). The plans and what each allows an API key,
+   * `<plan>:<limit>/<seconds>` comma-separated ("free:120/60,standard:1200/60"); plan `free` is
+   * enforced by the rate limiting binding LIMITER_PLAN_FREE, whose `simple` limit and period must be
+   * these figures (a binding does not tell its own, and the RateLimit headers need them).
+   */
+  RATE_LIMIT_PLANS?: string;
+  /** The plan of a new tenant unless the operator names one; one of RATE_LIMIT_PLANS (default `standard`). */
+  DEFAULT_TENANT_PLAN?: string;
+  /** Per client address on public routes, `<limit>/<seconds>`: enforced by LIMITER_PUBLIC. */
+  RATE_LIMIT_PUBLIC?: string;
+  /** Per client address on public routes that make state (a cart, a one-time code): enforced by LIMITER_PUBLIC_CREATE. */
+  RATE_LIMIT_PUBLIC_CREATE?: string;
+  /** The rate limiting bindings: LIMITER_PLAN_<PLAN> per plan, LIMITER_PUBLIC, LIMITER_PUBLIC_CREATE. */
+  [limiter: `LIMITER_${string}`]: RateLimit | undefined;
 }
 
 /**

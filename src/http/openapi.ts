@@ -6,6 +6,7 @@ import type { Permission } from './permissions';
 import type { AppEnv } from './context';
 import { ApiError, zodViolations } from './errors';
 import { idempotency } from './idempotency';
+import { rateLimit, type RateLimitRule } from './rate-limit';
 import { runInRequestScope } from './request-scope';
 import { ProblemSchema } from '../schemas/problems';
 
@@ -23,6 +24,19 @@ const ERROR_RESPONSES = {
   422: problem('Validation failed: one violation per broken rule'),
   503: problem('Unavailable for a moment: the tenant is being moved to another database (`tenant-moving`, with Retry-After)'),
 } as const;
+
+const rateHeaders = {
+  'RateLimit-Policy': { description: 'The policy that limits this request: `"<name>";q=<requests>;w=<seconds>` (draft-ietf-httpapi-ratelimit-headers)', schema: { type: 'string' as const } },
+  RateLimit: { description: 'What is left of it: `"<name>";r=<requests>;t=<seconds to the end of the window>`', schema: { type: 'string' as const } },
+};
+
+/** The answer of a limited route whose limit was reached (docs/decisions.md, Rate limits). */
+const TOO_MANY = {
+  ...problem(
+    "Too many requests (`rate-limited`): the API key's plan, or on public routes the client address, allows no more in this window. Nothing was done; retry after Retry-After seconds.",
+  ),
+  headers: { 'Retry-After': { description: 'Seconds until the window ends', schema: { type: 'integer' as const } }, ...rateHeaders },
+};
 
 /** Every router of the API: validation failures become problem+json with one violation per rule. */
 export function createRouter() {
@@ -80,22 +94,33 @@ function knownQueryOnly(query: unknown): MiddlewareHandler<AppEnv> {
 }
 
 /**
- * Declares a route with its access rule. Authorization (and, for POST and PUT, the
- * Idempotency-Key handling) is attached here, so no route can be registered without it.
+ * Declares a route with its access rule. Authorization, the rate limit (and, for POST and PUT, the
+ * Idempotency-Key handling) are attached here, so no route can be registered without them.
+ * `rateLimit`: public routes count per client address as `public` unless they declare
+ * `public-create` (they make state) or `false` (never limited); API keys count against their
+ * tenant's plan, the admin token against nothing (docs/decisions.md, Rate limits).
  */
 export function defineRoute<const R extends Omit<RouteConfig, 'middleware' | 'security'>>(
-  config: R & { access: Access; customerSelf?: string; customerScoped?: boolean },
+  config: R & { access: Access; customerSelf?: string; customerScoped?: boolean; rateLimit?: RateLimitRule },
 ) {
-  const { access, customerSelf, customerScoped, ...rest } = config;
-  const middleware: MiddlewareHandler<AppEnv>[] = [authorize({ access, customerSelf, customerScoped }), tenantScope, knownQueryOnly(rest.request?.query)];
+  const { access, customerSelf, customerScoped, rateLimit: limitRule = 'public', ...rest } = config;
+  const limited = access !== 'admin' && limitRule !== false;
+  const middleware: MiddlewareHandler<AppEnv>[] = [
+    authorize({ access, customerSelf, customerScoped }),
+    ...(limited ? [rateLimit(limitRule)] : []),
+    tenantScope,
+    knownQueryOnly(rest.request?.query),
+  ];
   if (rest.method === 'post' || rest.method === 'put') middleware.push(idempotency);
   const route = {
     ...rest,
     middleware,
     security: access === 'public' ? [] : [{ bearerAuth: [] }],
     'x-permission': access,
+    // What the route counts against: the caller's plan, or (public routes) the client address.
+    ...(limited ? { 'x-rate-limit': access === 'public' ? limitRule : 'plan' } : {}),
     ...(customerSelf ? { 'x-customer-access': 'self' } : customerScoped ? { 'x-customer-access': 'own records' } : {}),
-    responses: { ...ERROR_RESPONSES, ...rest.responses },
+    responses: { ...ERROR_RESPONSES, ...(limited ? { 429: TOO_MANY } : {}), ...rest.responses },
   };
   return createRoute(route as unknown as R & { middleware: MiddlewareHandler<AppEnv>[]; path: R['path'] }) as unknown as R & {
     getRoutingPath(): string;

@@ -13,6 +13,7 @@ export const TenantSchema = z
     timeZone: z.string(),
     mode: z.enum(['live', 'test']),
     shard: z.string().openapi({ description: 'The D1 database (binding name) that holds the tenant\'s data', example: 'DB_1' }),
+    plan: z.string().openapi({ description: "The plan whose rate limit the tenant's API keys get (RATE_LIMIT_PLANS)", example: 'standard' }),
     createdAt: z.string(),
   })
   .openapi('Tenant');

@@ -16,7 +16,7 @@ function entry(keyId: string, tenantId: string, overrides: Partial<CachedPrincip
     permissions: ['customer:read'],
     expiresAt: null,
     revokedAt: null,
-    tenant: { id: tenantId, name: tenantId, countryCode: 'DE', defaultCurrency: 'EUR', timeZone: 'Europe/Berlin', mode: 'test', testClockNow: null, createdAt: '2026-01-01T00:00:00.000Z' },
+    tenant: { id: tenantId, name: tenantId, countryCode: 'DE', defaultCurrency: 'EUR', timeZone: 'Europe/Berlin', mode: 'test', plan: 'standard', testClockNow: null, createdAt: '2026-01-01T00:00:00.000Z' },
     ...overrides,
   };
 }

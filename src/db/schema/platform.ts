@@ -10,6 +10,9 @@ export const tenants = sqliteTable('tenants', {
   // Frozen time of a test-mode tenant; null means the real clock until the first PUT /test-clock.
   testClockNow: text('test_clock_now'),
   createdAt: text('created_at').notNull(),
+  // The plan whose rate limit its API keys get (docs/decisions.md, Rate limits). New tenants take
+  // the deployment's DEFAULT_TENANT_PLAN; the default here only fills the rows of tenants made before plans.
+  plan: text('plan').notNull().default('standard'),
 });
 
 export const apiKeys = sqliteTable(

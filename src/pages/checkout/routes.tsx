@@ -3,6 +3,7 @@ import { Hono, type Context } from 'hono';
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import type { AppEnv } from '../../http/context';
 import { ApiError } from '../../http/errors';
+import { rateDecision, withRateLimitHeaders, type PublicLimit } from '../../http/rate-limit';
 import { logError } from '../../lib/log';
 import type { PublicCart } from '../../schemas/checkout';
 import { applyCoupon, changeQuantity, confirmCart, confirmCartOtp, openCart, prepareCard, readCart, readCartJson, removeCoupon, setBuyerDetails } from '../../services/checkout/public-carts';
@@ -62,11 +63,11 @@ function cardClient(env: PageContext['env']): { url: string; csp: typeof STRIPE_
 }
 
 /** An HTML answer that no cache keeps (a cart is one buyer's, and changes with every post). */
-function html(c: PageContext, element: JSX.Element, status: 200 | 404 | 409 | 413 | 415 | 422 | 500 = 200, card: typeof STRIPE_CSP | null = null): Response {
+function html(c: PageContext, element: JSX.Element, status: 200 | 404 | 409 | 413 | 415 | 422 | 429 | 500 = 200, card: typeof STRIPE_CSP | null = null): Response {
   return htmlText(c, `<!doctype html>${element.toString()}`, status, card);
 }
 
-function htmlText(c: PageContext, text: string, status: 200 | 404 | 409 | 413 | 415 | 422 | 500 = 200, card: typeof STRIPE_CSP | null = null): Response {
+function htmlText(c: PageContext, text: string, status: 200 | 404 | 409 | 413 | 415 | 422 | 429 | 500 = 200, card: typeof STRIPE_CSP | null = null): Response {
   return new Response(text, {
     status,
     headers: {
@@ -113,6 +114,20 @@ async function cartPage(c: PageContext, cart: PublicCart, form: FormState, statu
   return html(c, <CartPage {...p} cart={cart} form={{ ...form, values }} card={card} />, status, client?.csp ?? null);
 }
 
+/**
+ * A page under the public rate limit of its client address, like the JSON routes (docs/decisions.md,
+ * Rate limits): refused, the buyer gets a page saying when to try again (429, Retry-After).
+ */
+async function limited(c: PageContext, rule: PublicLimit, answer: () => Promise<Response>): Promise<Response> {
+  const decision = await rateDecision(c, rule);
+  if (!decision) return answer();
+  if (!decision.allowed) {
+    const p = page(c);
+    return withRateLimitHeaders(html(c, <MessagePage {...p} title={p.t.tooManyTitle} message={p.t.tooMany(decision.reset)} />, 429), decision);
+  }
+  return withRateLimitHeaders(await answer(), decision);
+}
+
 /** The posted form, bounded; a 415 or 413 page when it is no urlencoded form of a sane size. */
 async function readForm(c: PageContext): Promise<Record<string, string> | Response> {
   const p = page(c);
@@ -131,7 +146,11 @@ async function readForm(c: PageContext): Promise<Record<string, string> | Respon
  * A form post on a cart: runs `change` with the form, then redirects to the cart page; a 422 of
  * the service shows the page again with the typed values and the violations at their fields.
  */
-async function post(c: PageContext, change: (cartId: string, form: Record<string, string>) => Promise<Response | void>): Promise<Response> {
+function post(c: PageContext, change: (cartId: string, form: Record<string, string>) => Promise<Response | void>, rule: PublicLimit = 'public'): Promise<Response> {
+  return limited(c, rule, () => applyPost(c, change));
+}
+
+async function applyPost(c: PageContext, change: (cartId: string, form: Record<string, string>) => Promise<Response | void>): Promise<Response> {
   const cartId = c.req.param('id') ?? '';
   if (!CART_ID.test(cartId)) return errorPage(c, ApiError.notFound('Cart'));
   const form = await readForm(c);
@@ -180,23 +199,25 @@ checkoutPages.get('/checkout/assets/:file', (c) => {
 const renderedPages = new TtlCache<string>({ ttlMs: 60_000, maxEntries: 500, now: () => systemNow().getTime() });
 
 // Registered before /checkout/{tenantSlug}/{slug}, which the same path would match too.
-checkoutPages.get('/checkout/cart/:id', async (c) => {
-  const cartId = c.req.param('id');
-  if (!CART_ID.test(cartId)) return errorPage(c, ApiError.notFound('Cart'));
-  try {
-    const view = await readCartJson(c.env, cartId);
-    const p = page(c);
-    const key = `${p.lang}${p.query}\n${view}`;
-    const rendered = renderedPages.get(key);
-    if (rendered !== undefined) return htmlText(c, rendered);
-    const cart = JSON.parse(view) as PublicCart;
-    const res = await cartPage(c, cart, emptyForm());
-    if (res.status === 200 && !cart.settings.paymentMethods.includes('card')) renderedPages.set(key, await res.clone().text());
-    return res;
-  } catch (err) {
-    return errorPage(c, err, cartId);
-  }
-});
+checkoutPages.get('/checkout/cart/:id', (c) =>
+  limited(c, 'public', async () => {
+    const cartId = c.req.param('id');
+    if (!CART_ID.test(cartId)) return errorPage(c, ApiError.notFound('Cart'));
+    try {
+      const view = await readCartJson(c.env, cartId);
+      const p = page(c);
+      const key = `${p.lang}${p.query}\n${view}`;
+      const rendered = renderedPages.get(key);
+      if (rendered !== undefined) return htmlText(c, rendered);
+      const cart = JSON.parse(view) as PublicCart;
+      const res = await cartPage(c, cart, emptyForm());
+      if (res.status === 200 && !cart.settings.paymentMethods.includes('card')) renderedPages.set(key, await res.clone().text());
+      return res;
+    } catch (err) {
+      return errorPage(c, err, cartId);
+    }
+  }),
+);
 
 checkoutPages.post('/checkout/cart/:id/quantity', (c) =>
   post(c, async (cartId, form) => {
@@ -239,7 +260,7 @@ checkoutPages.post('/checkout/cart/:id/confirm', (c) =>
     // result only, not in the cart. A reload posts again and gets the completed cart's page.
     const cart = await readCart(c.env, cartId);
     return cartPage(c, cart, emptyForm(), 200, result.confirmationMessage);
-  }),
+  }, 'public-create'),
 );
 
 checkoutPages.post('/checkout/cart/:id/otp', (c) =>
@@ -253,7 +274,7 @@ checkoutPages.post('/checkout/cart/:id/otp', (c) =>
       const message = err.status === 401 ? p.t.otpWrong : (err.violations?.[0]?.message ?? err.message);
       return html(c, <OtpPage {...p} cartId={cartId} email={email} form={{ values: {}, errors: { otp: message }, general: [] }} />, 422);
     }
-  }),
+  }, 'public-create'),
 );
 
 checkoutPages.get('/checkout/:tenantSlug/:slug', async (c, next) => {
@@ -267,10 +288,13 @@ checkoutPages.get('/checkout/:tenantSlug/:slug', async (c, next) => {
     if (k === 'lang' || Object.keys(prefill).length >= MAX_PREFILL) continue;
     if (k.length <= 64 && v.length <= 255) prefill[k] = v;
   }
-  try {
-    const cart = await openCart(c.env, { tenantSlug, linkSlug, prefill, customerToken: null });
-    return toCart(c, cart.id);
-  } catch (err) {
-    return errorPage(c, err);
-  }
+  // Opening a link makes a cart: a crawler following checkout links must not fill the cart store.
+  return limited(c, 'public-create', async () => {
+    try {
+      const cart = await openCart(c.env, { tenantSlug, linkSlug, prefill, customerToken: null });
+      return toCart(c, cart.id);
+    } catch (err) {
+      return errorPage(c, err);
+    }
+  });
 });

@@ -3,7 +3,13 @@ import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../http/op
 import { collectionSchema, paginationQuery } from '../../http/pagination';
 import { countryCode, currencyCode, requiredText, timeZone } from '../../http/schemas';
 import { TenantCreatedSchema, TenantSchema } from '../../schemas/platform';
-import { createTenant, listTenants } from '../../services/platform/tenants';
+import { createTenant, listTenants, setTenantPlan } from '../../services/platform/tenants';
+
+const plan = z
+  .string()
+  .max(32)
+  .optional()
+  .openapi({ description: "The plan whose rate limit the tenant's API keys get: one of the deployment's RATE_LIMIT_PLANS (422 `unknown_plan`); default DEFAULT_TENANT_PLAN." });
 
 const TenantCreateSchema = z
   .strictObject({
@@ -17,8 +23,11 @@ const TenantCreateSchema = z
       .max(64)
       .optional()
       .openapi({ description: 'Pins the tenant to this shard (a D1 binding named in D1_SHARDS) instead of the placement policy: for tests, benchmarks and moves.' }),
+    plan,
   })
   .openapi('TenantCreate');
+
+const TenantPlanSchema = z.strictObject({ plan: plan.unwrap() }).openapi('TenantPlan');
 
 const tags = ['Platform administration'];
 
@@ -50,4 +59,20 @@ tenantRoutes.openapi(
     responses: { 200: jsonResponse(collectionSchema(TenantSchema, 'TenantCollection'), 'Tenants') },
   }),
   async (c) => c.json(await listTenants(c.env, c.req.valid('query')), 200),
+);
+
+tenantRoutes.openapi(
+  defineRoute({
+    method: 'put',
+    path: '/admin/tenants/{id}/plan',
+    access: 'admin',
+    tags,
+    summary: "Move a tenant to another plan (its API keys' rate limit)",
+    description:
+      'Needs `Authorization: Bearer <ADMIN_TOKEN>`. The plan must be one of the deployment\'s (RATE_LIMIT_PLANS). ' +
+      "Applies to the tenant's next requests; a key an isolate remembers follows within seconds.",
+    request: { params: z.object({ id: z.string().max(64).openapi({ param: { name: 'id', in: 'path' } }) }), body: jsonBody(TenantPlanSchema) },
+    responses: { 200: jsonResponse(TenantSchema, 'The tenant on its new plan') },
+  }),
+  async (c) => c.json(await setTenantPlan(c.env, c.req.valid('param').id, c.req.valid('json').plan), 200),
 );

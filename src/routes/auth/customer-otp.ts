@@ -34,6 +34,7 @@ customerOtpRoutes.openapi(
     method: 'post',
     path: '/public/customer/request-otp',
     access: 'public',
+    rateLimit: 'public-create',
     tags,
     summary: 'Send a one-time login code to a customer',
     description:
@@ -55,6 +56,7 @@ customerOtpRoutes.openapi(
     method: 'post',
     path: '/public/customer/otp-login',
     access: 'public',
+    rateLimit: 'public-create',
     tags,
     summary: 'Exchange e-mail and one-time code for a customer session',
     description:

@@ -13,6 +13,9 @@ gatewayWebhookRoutes.openapi(
     method: 'post',
     path: '/gateway-webhooks/{gateway}/{tenant}',
     access: 'public',
+    // A gateway sends every tenant's events from a few addresses, and a refused event delays a
+    // payment; nothing is read before the signature verifies (docs/decisions.md, Rate limits).
+    rateLimit: false,
     tags: ['Payments'],
     summary: "A payment gateway's webhook (Stripe: the endpoint's events, signed with Stripe-Signature)",
     description:

@@ -92,6 +92,7 @@ publicCheckoutRoutes.openapi(
     method: 'post',
     path: '/public/checkout/links/{tenantSlug}/{slug}/cart',
     access: 'public',
+    rateLimit: 'public-create',
     tags,
     summary: 'Open a checkout link: a new cart',
     description:
@@ -214,6 +215,8 @@ publicCheckoutRoutes.openapi(
     method: 'put',
     path: '/public/checkout/cart/{id}/confirm',
     access: 'public',
+    // Makes a customer and a subscription, or mails a one-time code.
+    rateLimit: 'public-create',
     tags,
     summary: 'Confirm a cart',
     description:
@@ -229,6 +232,7 @@ publicCheckoutRoutes.openapi(
     method: 'put',
     path: '/public/checkout/cart/{id}/confirm-otp',
     access: 'public',
+    rateLimit: 'public-create',
     tags,
     summary: 'Confirm the one-time code of a cart',
     description: 'The code confirm sent to an existing customer\'s e-mail; a right one completes the cart for that customer. Wrong or expired: 401.',

@@ -9,6 +9,8 @@ systemRoutes.openapi(
     method: 'get',
     path: '/health',
     access: 'public',
+    // Monitoring must always see whether the worker answers, and the answer costs nothing.
+    rateLimit: false,
     tags: ['System'],
     summary: 'Liveness check',
     responses: { 200: jsonResponse(HealthSchema, 'The worker answers') },

@@ -1,10 +1,11 @@
-import { count, desc } from 'drizzle-orm';
+import { count, desc, eq } from 'drizzle-orm';
 import { inJson, type Tenant } from '../../db/client';
-import { directoryDb } from '../../db/directory';
+import { directoryDb, tenantShard } from '../../db/directory';
 import { apiKeyDirectory, apiKeys, tenantDirectory, tenants } from '../../db/schema';
 import { isShard, openShard, shardNames } from '../../db/shards';
 import type { Env } from '../../env';
 import { ApiError } from '../../http/errors';
+import { defaultPlan, planNames } from '../../http/rate-limit';
 import { collection, pageOffset, type Page } from '../../http/pagination';
 import { systemNow } from '../../lib/clock';
 import { newId } from '../../lib/ids';
@@ -20,6 +21,7 @@ export function renderTenant(t: Tenant, shard: string): TenantResource {
     timeZone: t.timeZone,
     mode: t.mode,
     shard,
+    plan: t.plan,
     createdAt: t.createdAt,
   };
 }
@@ -37,20 +39,27 @@ export async function placeTenant(env: Env): Promise<string> {
   return names.reduce((best, s) => ((counts.get(s) ?? 0) < (counts.get(best) ?? 0) ? s : best));
 }
 
+/** A plan the operator names must be one of the deployment's (422 `unknown_plan`), since its limit is configuration. */
+function checkPlan(env: Env, plan: string): void {
+  const plans = planNames(env);
+  if (!plans.includes(plan)) throw ApiError.violation('plan', `Not a plan of this deployment (${plans.join(', ') || 'none configured'}).`, 'unknown_plan');
+}
+
 /**
  * A new tenant and its first key, on `shard` when the operator pins one (422 `unknown_shard` for a name D1_SHARDS lacks),
- * else where `placeTenant` puts it. The tenant's rows go to its shard first and its directory entry
+ * else where `placeTenant` puts it; on `plan`, else the deployment's DEFAULT_TENANT_PLAN. The tenant's rows go to its shard first and its directory entry
  * (tenant and key hash, one batch) last: until that entry exists nothing can reach the tenant, so a
  * crash in between leaves only unreachable rows on the shard, never a half-made tenant.
  */
 export async function createTenant(
   env: Env,
-  input: { name: string; countryCode: string; defaultCurrency: string; timeZone: string; mode: 'live' | 'test'; shard?: string | undefined },
+  input: { name: string; countryCode: string; defaultCurrency: string; timeZone: string; mode: 'live' | 'test'; shard?: string | undefined; plan?: string | undefined },
 ): Promise<TenantCreated> {
-  const { shard: pinned, ...fields } = input;
+  const { shard: pinned, plan = defaultPlan(env), ...fields } = input;
   if (pinned !== undefined && !isShard(env, pinned)) throw ApiError.violation('shard', `Not a shard of this deployment (${shardNames(env).join(', ')}).`, 'unknown_shard');
+  if (input.plan !== undefined) checkPlan(env, plan);
   const shard = pinned ?? (await placeTenant(env));
-  const tenant: Tenant = { id: newId(), ...fields, testClockNow: null, createdAt: systemNow().toISOString() };
+  const tenant: Tenant = { id: newId(), ...fields, testClockNow: null, createdAt: systemNow().toISOString(), plan };
   const { key, row } = await buildApiKey(tenant, { name: 'Initial key', permissions: ['*'], expiresAt: null });
   const db = openShard(env, shard);
   await db.batch([db.insert(tenants).values(tenant), db.insert(apiKeys).values(row)]);
@@ -60,6 +69,20 @@ export async function createTenant(
     dir.insert(apiKeyDirectory).values({ keyHash: row.keyHash, tenantId: tenant.id, createdAt: row.createdAt }),
   ]);
   return { tenant: renderTenant(tenant, shard), apiKey: { ...renderApiKey(row), key } };
+}
+
+/**
+ * Moves a tenant to another plan: one UPDATE of its row on its shard (503 while it is moved, 404
+ * for an unknown id). Requests see it at once, except through an isolate's remembered API key,
+ * which lapses within seconds (docs/decisions.md, Rate limits).
+ */
+export async function setTenantPlan(env: Env, tenantId: string, plan: string): Promise<TenantResource> {
+  checkPlan(env, plan);
+  const shard = await tenantShard(env, tenantId);
+  if (shard === undefined) throw ApiError.notFound('Tenant');
+  const row = await openShard(env, shard).update(tenants).set({ plan }).where(eq(tenants.id, tenantId)).returning().get();
+  if (!row) throw ApiError.notFound('Tenant');
+  return renderTenant(row, shard);
 }
 
 /** The tenants of every shard, newest first: a page of the directory, then each shard's rows of it. */

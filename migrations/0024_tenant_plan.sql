@@ -1,0 +1,1 @@
+ALTER TABLE `tenants` ADD `plan` text DEFAULT 'standard' NOT NULL;
