@@ -191,6 +191,7 @@ export const PublicOfferSchema = z
       email: z.string(),
       role: z.enum(RECIPIENT_ROLES),
       signingStatus: z.enum(SIGNING_STATUSES),
+      signedAt: z.string().nullable(),
     }),
   })
   .openapi('PublicOffer');

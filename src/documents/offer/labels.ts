@@ -50,7 +50,9 @@ const de = {
   byTenant: 'durch den Anbieter',
   auditFooter: 'Der SHA-256-Hashwert oben gehört zu genau der gespeicherten Datei des unterschriebenen Angebots; jede Änderung an ihr ergibt einen anderen Wert.',
   page: (n: number, of: number) => `Seite ${n} von ${of}`,
-  role: (r: string): string => (r === 'sign' ? 'unterschreibt' : 'liest'),
+  roleLabel: 'Rolle',
+  statusLabel: 'Stand',
+  role: (r: string): string => (r === 'sign' ? 'unterschreibt' : 'liest mit'),
   status: (s: string) => ({ not_started: 'nicht geöffnet', started: 'geöffnet', pending: 'Code angefordert', signed: 'unterschrieben', archived: 'archiviert' })[s] ?? s,
 };
 
@@ -102,6 +104,8 @@ const en: typeof de = {
   byTenant: 'by the seller',
   auditFooter: 'The SHA-256 hash above belongs to exactly the stored file of the signed offer; any change to it gives another value.',
   page: (n, of) => `Page ${n} of ${of}`,
+  roleLabel: 'Role',
+  statusLabel: 'Status',
   role: (r) => (r === 'sign' ? 'signs' : 'reads'),
   status: (s) => ({ not_started: 'not opened', started: 'opened', pending: 'code requested', signed: 'signed', archived: 'archived' })[s] ?? s,
 };

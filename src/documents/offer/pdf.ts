@@ -186,8 +186,8 @@ function itemDetails(item: OfferPdfLineItem, L: OfferLabels, lang: OfferLanguage
 function drawLineItems(c: Canvas, doc: SignedOfferModel, L: OfferLabels) {
   const lang = doc.language;
   const currency = doc.currency ?? 'EUR';
-  const cols = { qty: LEFT + 100 * MM, unit: LEFT + 124 * MM, interval: LEFT + 146 * MM, first: RIGHT };
-  const descWidth = 80 * MM;
+  const cols = { qty: LEFT + 84 * MM, unit: LEFT + 108 * MM, interval: LEFT + 135 * MM, first: RIGHT };
+  const descWidth = 68 * MM;
   const head = () => {
     c.box(LEFT, c.y, CONTENT_WIDTH, 6 * MM, COLORS.band);
     const y = c.y + 1.6 * MM;
@@ -302,7 +302,9 @@ export async function renderSignedOffer(doc: SignedOfferModel, assets: PdfAssets
   for (const s of doc.signatures) {
     c.need(30 * MM);
     const top = c.y;
-    c.text(s.signingName, LEFT + 4 * MM, top, { size: 16, bold: true });
+    // A long name gets smaller rather than running over the line it stands on.
+    const size = Math.max(8, Math.min(16, (16 * 100 * MM) / Math.max(1, c.width(s.signingName, 16, true))));
+    c.text(s.signingName, LEFT + 4 * MM, top + (16 - size) * 0.6, { size, bold: true });
     c.rule(LEFT, LEFT + 110 * MM, top + 9 * MM, 0.8, COLORS.text);
     c.text(L.signedBy(s.name, s.email), LEFT, top + 11 * MM, { size: 8.5 });
     c.text(`${L.signedAt}: ${utcTime(s.signedAt)}`, LEFT, top + 15.5 * MM, { size: 8.5, color: COLORS.muted });
@@ -334,7 +336,7 @@ export async function renderAuditLog(doc: AuditLogModel, assets: PdfAssets): Pro
   c.y += 1 * MM;
   for (const r of doc.recipients) {
     c.need(10 * MM);
-    c.paragraph(`${r.name} <${r.email}> – ${L.role(r.role)}, ${L.status(r.signingStatus)}`, { size: 8.5, bold: true });
+    c.paragraph(`${r.name} <${r.email}> · ${L.roleLabel}: ${L.role(r.role)} · ${L.statusLabel}: ${L.status(r.signingStatus)}`, { size: 8.5, bold: true });
     if (r.signingName && r.signedAt) c.paragraph(`${L.typedName}: „${r.signingName}“, ${utcTime(r.signedAt)}`, { size: 8.5, x: LEFT + 4 * MM });
     c.y += 1 * MM;
   }

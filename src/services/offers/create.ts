@@ -51,7 +51,7 @@ function nested(from: Violations, into: Violations, prefix: string) {
 
 /** The sections an offer starts with: its template's, the named templates', then its own; all sanitized. */
 async function initialSections(ctx: ServiceContext, input: OfferTexts, v: Violations): Promise<string[]> {
-  const fromTemplate = input.offerTemplateId ? await templateSections(ctx, [input.offerTemplateId], 'offerTemplateId', v) : [];
+  const fromTemplate = input.offerTemplateId ? await templateSections(ctx, [input.offerTemplateId], 'offerTemplateId', v, true) : [];
   const fromTemplates = await templateSections(ctx, input.templates, 'templates', v);
   const sections = sanitizeSections([...fromTemplate, ...fromTemplates, ...input.sections]);
   if (sections.length > OFFER_TEXT_LIMITS.sections) v.add('sections', `At most ${OFFER_TEXT_LIMITS.sections} sections (templates included).`, 'too_big');

@@ -77,7 +77,7 @@ async function publicView(o: Opened, origin: string): Promise<PublicOffer> {
     status: r.status,
     signedAt: r.signedAt,
     signedDocumentUrl: signedDocument ? await signedUrl(ctx, origin, signedDocument, Math.floor(systemNow().getTime() / 1000) + 3600) : null,
-    recipient: { firstName: recipient.firstName, lastName: recipient.lastName, email: recipient.email, role: recipient.role, signingStatus: recipient.signingStatus },
+    recipient: { firstName: recipient.firstName, lastName: recipient.lastName, email: recipient.email, role: recipient.role, signingStatus: recipient.signingStatus, signedAt: recipient.signedAt },
   };
 }
 

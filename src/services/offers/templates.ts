@@ -42,8 +42,8 @@ export const offerTemplateService = resourceService({
   sortable: { name: offerTemplates.name, createdAt: offerTemplates.createdAt },
 });
 
-/** The sections of the given templates, in the order named; unknown ids are violations at `path[i]`. */
-export async function templateSections(ctx: ServiceContext, ids: string[], path: string, v: Violations): Promise<string[]> {
+/** The sections of the given templates, in the order named; unknown ids are violations at `path[i]` (at `path` for a single id). */
+export async function templateSections(ctx: ServiceContext, ids: string[], path: string, v: Violations, single = false): Promise<string[]> {
   if (ids.length === 0) return [];
   const rows = await ctx.db
     .select()
@@ -53,7 +53,7 @@ export async function templateSections(ctx: ServiceContext, ids: string[], path:
   return ids.flatMap((id, i) => {
     const row = byId.get(id);
     if (!row) {
-      v.add(`${path}[${i}]`, 'No such offer template.', 'not_found');
+      v.add(single ? path : `${path}[${i}]`, 'No such offer template.', 'not_found');
       return [];
     }
     return row.sections;

@@ -191,9 +191,9 @@ export async function checkSubscriptionReferences(ctx: ServiceContext, input: Su
   const billingGroup = groupRows[0] ?? null;
   if (input.billingGroup && !billingGroup) v.add('billingGroup', 'No such billing group.', 'not_found');
   const paymentMethod = input.paymentMethod ? (methodRows.find((m) => m.id === input.paymentMethod) ?? null) : (methodRows.find((m) => m.isDefault) ?? null);
-  if (input.paymentMethod && !paymentMethod) v.add('paymentMethod', 'No such payment method of this customer.', 'not_found');
+  if (input.paymentMethod && !paymentMethod && !options.prospect) v.add('paymentMethod', 'No such payment method of this customer.', 'not_found');
   const invoiceAddress = addressRows[0] ?? null;
-  if (input.invoiceAddress && !invoiceAddress) v.add('invoiceAddress', 'No such address of this customer.', 'not_found');
+  if (input.invoiceAddress && !invoiceAddress && !options.prospect) v.add('invoiceAddress', 'No such address of this customer.', 'not_found');
   checkCustomFieldValues(defs, input.customFields, v);
   const partner = customer?.partnerId
     ? ((await ctx.db.select().from(customers).where(and(eq(customers.tenantId, t), eq(customers.id, customer.partnerId))).get()) ?? null)
