@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -101,6 +101,15 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   return path;
 }
 
+/** A file (a PDF the page made) next to the screenshots, its path printed so a person can look at it. */
+export function keepFile(name: string, bytes: Uint8Array): string {
+  mkdirSync(SHOTS, { recursive: true });
+  const path = join(SHOTS, name);
+  writeFileSync(path, bytes);
+  process.stdout.write(`file: ${path}\n`);
+  return path;
+}
+
 /** Polls `read` until `ok` holds (payments are collected by a queue job after the answer). */
 export async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -109,4 +118,31 @@ export async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolea
     if (ok(v) || Date.now() > deadline) return v;
     await new Promise((r) => setTimeout(r, 250));
   }
+}
+
+/** Every SQLite file under a directory (the local D1 databases of the Worker's state). */
+function sqliteFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sqliteFiles(path) : name.endsWith('.sqlite') ? [path] : [];
+  });
+}
+
+/**
+ * The mails the local Worker's mail interface recorded for an address (its outbox table, read from
+ * the local D1 files: both shards, whichever holds the tenant), oldest first.
+ */
+export async function mailsTo(tenantId: string, to: string): Promise<{ subject: string; body: string }[]> {
+  const { DatabaseSync } = await import('node:sqlite');
+  const mails: { subject: string; body: string; created_at: string }[] = [];
+  for (const file of sqliteFiles(server().persistTo)) {
+    const db = new DatabaseSync(file, { readOnly: true });
+    try {
+      const hasTable = db.prepare("SELECT 1 AS ok FROM sqlite_master WHERE type = 'table' AND name = 'outgoing_mails'").get();
+      if (hasTable) mails.push(...(db.prepare('SELECT subject, body, created_at FROM outgoing_mails WHERE tenant_id = ? AND "to" = ? ORDER BY created_at, rowid').all(tenantId, to) as typeof mails));
+    } finally {
+      db.close();
+    }
+  }
+  return mails.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0)).map(({ subject, body }) => ({ subject, body }));
 }

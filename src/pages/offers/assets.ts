@@ -55,7 +55,11 @@ button,.button{font:inherit;font-weight:600;border-radius:.375rem;padding:.6rem 
 .done h2{color:var(--ok)}
 .note{border-left:4px solid var(--accent);padding:.5rem 1rem;background:#eef3fc;margin:0 0 1rem}
 .lang{font-size:.9rem}
-@media (max-width:40rem){main{padding:1rem .5rem 2rem}.card{padding:1rem}th.hide-narrow,td.hide-narrow{display:none}h1{font-size:1.35rem}}
+@media (max-width:40rem){main{padding:1rem .5rem 2rem}.card{padding:1rem}h1{font-size:1.35rem}
+  .items thead{display:none}.items tr{display:block;border-bottom:1px solid var(--line);padding:.4rem 0}
+  .items td{display:flex;justify-content:space-between;gap:1rem;border:0;padding:.15rem 0;text-align:right}
+  .items td::before{content:attr(data-label);color:var(--muted);text-align:left}
+  .items td.item{display:block;text-align:left}.items td.item::before{content:none}}
 @media print{
   html{background:#fff;font-size:11pt}
   .top .lang,.sign form,.no-print{display:none!important}
@@ -63,7 +67,6 @@ button,.button{font:inherit;font-weight:600;border-radius:.375rem;padding:.6rem 
   main{max-width:none;padding:0}
   a{color:inherit}
   .rich a[href]::after{content:" <" attr(href) ">";font-size:.85em}
-  th.hide-narrow,td.hide-narrow{display:table-cell!important}
 }
 `;
 

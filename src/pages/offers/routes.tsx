@@ -141,7 +141,7 @@ offerPages.post('/offer/:token/code', async (c) => {
     return toPage(c, token, '#sign');
   } catch (err) {
     if (err instanceof ApiError && err.status === 429) {
-      const offer = await viewOffer(c.env, token, visitorOf(c), new URL(c.req.url).origin);
+      const offer = await viewOffer(c.env, token, visitorOf(c), new URL(c.req.url).origin, { log: false });
       return offerPage(c, token, offer, signState(offer, emptyForm(), TEXTS[page(c, token, offer.locale).lang].tooMany), 429);
     }
     // Not signable (any more): the page shows where the offer stands.
@@ -160,14 +160,14 @@ offerPages.post('/offer/:token/sign', async (c) => {
     const origin = new URL(c.req.url).origin;
     const problems = signFormViolations(values);
     if (problems.length) {
-      const offer = await viewOffer(c.env, token, visitorOf(c), origin);
+      const offer = await viewOffer(c.env, token, visitorOf(c), origin, { log: false });
       return offerPage(c, token, offer, signState(offer, signErrors(page(c, token, offer.locale).lang, values, problems)), 422);
     }
     try {
       await signOffer(c.env, token, { code: values.code.trim(), fullName: values.fullName }, visitorOf(c), origin);
     } catch (err) {
       if (!(err instanceof ApiError) || err.status !== 422) throw err;
-      const offer = await viewOffer(c.env, token, visitorOf(c), origin);
+      const offer = await viewOffer(c.env, token, visitorOf(c), origin, { log: false });
       return offerPage(c, token, offer, signState(offer, signErrors(page(c, token, offer.locale).lang, values, err.violations ?? [])), 422);
     }
     return toPage(c, token);

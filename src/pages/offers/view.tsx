@@ -161,14 +161,14 @@ function LineItems(props: { offer: PublicOffer; lang: Lang; t: Texts }) {
     <section class="card" aria-labelledby="items-h">
       <h2 id="items-h">{t.lineItems}</h2>
       <div class="table-wrap">
-        <table>
+        <table class="items">
           <thead>
             <tr>
               <th scope="col">{t.item}</th>
               <th scope="col" class="num">
                 {t.quantity}
               </th>
-              <th scope="col" class="num hide-narrow">
+              <th scope="col" class="num">
                 {t.unitPrice}
               </th>
               <th scope="col" class="num">
@@ -188,15 +188,23 @@ function LineItems(props: { offer: PublicOffer; lang: Lang; t: Texts }) {
               ].filter((x): x is string => !!x);
               return (
                 <tr>
-                  <td>
+                  <td class="item">
                     <span class="item-name">{i.name}</span>
                     {i.description ? <span class="muted small">{i.description}</span> : null}
                     {details.length ? <span class="muted small"> {details.join(', ')}</span> : null}
                   </td>
-                  <td class="num">{i.quantity}</td>
-                  <td class="num hide-narrow">{i.unitPrice === null ? '–' : formatMoney(i.unitPrice, currency, lang)}</td>
-                  <td class="num">{money(i.recurringAmount)}</td>
-                  <td class="num">{money(i.firstInvoiceAmount)}</td>
+                  <td class="num" data-label={t.quantity}>
+                    {i.quantity}
+                  </td>
+                  <td class="num" data-label={t.unitPrice}>
+                    {i.unitPrice === null ? '–' : formatMoney(i.unitPrice, currency, lang)}
+                  </td>
+                  <td class="num" data-label={t.perInterval}>
+                    {money(i.recurringAmount)}
+                  </td>
+                  <td class="num" data-label={t.firstInvoice}>
+                    {money(i.firstInvoiceAmount)}
+                  </td>
                 </tr>
               );
             })}

@@ -86,8 +86,10 @@ async function publicView(o: Opened, origin: string): Promise<PublicOffer> {
  * (not again for the same address and browser right after their last view) and a first view
  * moves the recipient from not_started to started.
  */
-export async function viewOffer(env: Env, token: string, visitor: Visitor, origin: string): Promise<PublicOffer> {
+export async function viewOffer(env: Env, token: string, visitor: Visitor, origin: string, options: { log?: boolean } = {}): Promise<PublicOffer> {
   const o = await open(env, token);
+  // A page shown again after a refused post is the same view, not a new one.
+  if (options.log === false) return publicView(o, origin);
   const t = offerRecipients;
   const seen = entry(o.ctx, 'viewed', visitor);
   const updated = await o.ctx.db
