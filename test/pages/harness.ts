@@ -51,26 +51,26 @@ export interface Shop {
   coupon: { code: string };
 }
 
-/**
- * A test tenant through the admin API, a per-seat monthly plan (10.00 EUR a seat, 19 % VAT), a
- * 20 % coupon for it and a checkout link with an editable quantity and coupons allowed.
- */
-export async function createShop(options: { forceCompany?: boolean; trialDays?: number; afterCheckout?: Record<string, unknown> } = {}): Promise<Shop> {
-  const created = await must('POST', '/admin/tenants', server().adminToken, {
-    name: 'Browser Shop GmbH',
-    countryCode: 'DE',
-    defaultCurrency: 'EUR',
-    timeZone: 'Europe/Berlin',
-    mode: 'test',
-  });
+/** A test tenant through the admin API selling seats at 10.00 EUR a seat and month (19 % VAT), and a poster for its key. */
+export async function tenantWithSeats(name: string, product = 'Team plan') {
+  const created = await must('POST', '/admin/tenants', server().adminToken, { name, countryCode: 'DE', defaultCurrency: 'EUR', timeZone: 'Europe/Berlin', mode: 'test' });
   const key: string = created.apiKey.key;
   const post = (path: string, body: unknown) => must('POST', path, key, body);
   const family = await post('/product-families', { name: 'Software' });
   const unit = await post('/units', { name: 'Seat', code: 'seat' });
   const measurement = await post('/measurements', { unit: unit.id, code: 'seats', aggregationType: 'last_value', type: 'recurring' });
   const taxGroup = await post('/tax-groups', { type: 'standard' });
-  const product = await post('/catalogue/products', { name: 'Team plan', type: 'product', productFamilies: [family.id], measurement: measurement.id, taxGroup: taxGroup.id });
-  const price = await post('/price-plans', { product: product.id, calculationType: 'per_unit', currencyCode: 'EUR', price: { amount: '10.00' }, billingInterval: '1M' });
+  const seats = await post('/catalogue/products', { name: product, type: 'product', productFamilies: [family.id], measurement: measurement.id, taxGroup: taxGroup.id });
+  const price = await post('/price-plans', { product: seats.id, calculationType: 'per_unit', currencyCode: 'EUR', price: { amount: '10.00' }, billingInterval: '1M' });
+  return { tenantId: created.tenant.id as string, key, post, family, measurement, taxGroup, product: seats, price };
+}
+
+/**
+ * A test tenant through the admin API, a per-seat monthly plan (10.00 EUR a seat, 19 % VAT), a
+ * 20 % coupon for it and a checkout link with an editable quantity and coupons allowed.
+ */
+export async function createShop(options: { forceCompany?: boolean; trialDays?: number; afterCheckout?: Record<string, unknown> } = {}): Promise<Shop> {
+  const { tenantId, key, post, product, price } = await tenantWithSeats('Browser Shop GmbH');
   const code = unique('SAVE20').toUpperCase();
   await post('/coupons', { code, name: '20 % off', type: 'percentage', percentage: 20, frequency: 'once' });
   const link = await post('/checkout-links', {
@@ -80,7 +80,7 @@ export async function createShop(options: { forceCompany?: boolean; trialDays?: 
     afterCheckout: options.afterCheckout ?? { action: 'confirmation_message', confirmationMessage: 'Welcome aboard!' },
   });
   const path = new URL(link.url).pathname;
-  return { tenantId: created.tenant.id, key, link, pageUrl: server().url + path, coupon: { code } };
+  return { tenantId, key, link, pageUrl: server().url + path, coupon: { code } };
 }
 
 /** Debian's Chromium (`apt-get install chromium`), headless; root needs --no-sandbox. */

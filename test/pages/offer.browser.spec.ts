@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pdfText } from '../support/oracles.node';
-import { api, keepFile, launchChromium, mailsTo, must, screenshot, server } from './harness';
+import { api, keepFile, launchChromium, mailsTo, must, screenshot, tenantWithSeats } from './harness';
 
 // The hosted offer page in Chromium, as a buyer uses it: open the personal link from the
 // invitation, read, ask for a code, take it from the mail outbox, type the name, sign. Afterwards
@@ -29,15 +29,7 @@ interface OfferSetup {
 
 /** A tenant selling 5 seats at 10.00 EUR a month and an onboarding fee to a customer, through an offer to a signer and a reader. */
 async function offerSetup(locale: 'de' | 'en'): Promise<OfferSetup> {
-  const created = await must('POST', '/admin/tenants', server().adminToken, { name: 'Angebot Software GmbH', countryCode: 'DE', defaultCurrency: 'EUR', timeZone: 'Europe/Berlin', mode: 'test' });
-  const key: string = created.apiKey.key;
-  const post = (path: string, body: unknown) => must('POST', path, key, body);
-  const family = await post('/product-families', { name: 'Software' });
-  const unit = await post('/units', { name: 'Seat', code: 'seat' });
-  const measurement = await post('/measurements', { unit: unit.id, code: 'seats', aggregationType: 'last_value', type: 'recurring' });
-  const taxGroup = await post('/tax-groups', { type: 'standard' });
-  const seats = await post('/catalogue/products', { name: 'Team seats', type: 'product', productFamilies: [family.id], measurement: measurement.id, taxGroup: taxGroup.id });
-  const seatPrice = await post('/price-plans', { product: seats.id, calculationType: 'per_unit', currencyCode: 'EUR', price: { amount: '10.00' }, billingInterval: '1M' });
+  const { tenantId, key, post, family, measurement, taxGroup, product: seats, price: seatPrice } = await tenantWithSeats('Angebot Software GmbH', 'Team seats');
   const setup = await post('/catalogue/products', { name: 'Onboarding', type: 'charge', productFamilies: [family.id], measurement: measurement.id, taxGroup: taxGroup.id });
   const setupPrice = await post('/price-plans', { product: setup.id, calculationType: 'flat_fee', currencyCode: 'EUR', price: { amount: '250.00' } });
   const customer = await post('/customers', { email: `buyer-${Date.now()}@kaeufer.example`, companyName: 'Käufer GmbH', countryCode: 'DE', language: locale });
@@ -61,7 +53,7 @@ async function offerSetup(locale: 'de' | 'en'): Promise<OfferSetup> {
   await post(`/offers/${offer.id}/recipients`, { email: 'reader@kaeufer.example', firstName: 'Rolf', lastName: 'Reader', role: 'read' });
   const withLinks = await must('GET', `/offers/${offer.id}`, key);
   const link = (email: string) => withLinks.recipients.find((r: any) => r.email === email).link as string;
-  return { tenantId: created.tenant.id, key, offer, signerLink: link('signer@kaeufer.example'), readerLink: link('reader@kaeufer.example') };
+  return { tenantId, key, offer, signerLink: link('signer@kaeufer.example'), readerLink: link('reader@kaeufer.example') };
 }
 
 /** The code of the last signing mail to an address, from the local Worker's mail outbox. */
@@ -117,7 +109,7 @@ describe('offer page in Chromium', () => {
 
       // Printable: the signing form is not printed.
       await page.emulateMedia({ media: 'print' });
-      expect(await page.locator('#sign form').first().evaluate((f) => getComputedStyle(f).display)).toBe('none');
+      expect(await page.evaluate<string>("getComputedStyle(document.querySelector('#sign form')).display")).toBe('none');
       await page.emulateMedia({ media: 'screen' });
 
       // A wrong code is shown at its field; the right one signs.
@@ -180,7 +172,7 @@ describe('offer page in Chromium', () => {
       expect(await page.getByText('You received this offer to read.').isVisible()).toBe(true);
       expect(await page.locator('form').count()).toBe(0);
       // Nothing is wider than the phone's screen but the table, which scrolls on its own.
-      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
       await screenshot(page, 'offer-en-mobile-reader');
 
       await page.goto(s.signerLink);

@@ -1,14 +1,13 @@
 import { Dec, formatDecimal, formatMoney, fromMinorUnits, currencyScale, type WireMoney } from '../../billing/money';
 import { priceFor } from '../../billing/pricing';
-import { billingGroups, coupons, plans, pricePlans, products } from '../../db/schema';
-import { and, eq, inArray } from 'drizzle-orm';
 import type { OfferContent, OfferProspect, OfferSubscriptionDraft } from '../../db/schema/offers';
 import type { ServiceContext } from '../context';
 import { firstInvoice } from '../billing/estimates';
 import { pricingOf } from '../catalogue/price-plans';
 import { loadDocumentSettings } from '../documents/settings';
-import { itemRow, withPrice } from '../subscriptions/create';
-import type { SubscriptionAggregate, SubscriptionRow } from '../subscriptions/aggregate';
+import { Violations } from '../../http/errors';
+import { checkNewSubscription, subscriptionAggregate } from '../subscriptions/create';
+import type { SubscriptionAggregate } from '../subscriptions/aggregate';
 import { renderContactPerson, type OfferAggregate } from './read';
 
 // What an offer says to its reader: its texts and its line items, priced by billing itself (the
@@ -59,72 +58,14 @@ function prospectPayer(ctx: ServiceContext, prospect: OfferProspect | null): Cus
   };
 }
 
-/** The subscription a prospect's offer will start, held in memory only, for pricing. */
+/**
+ * The subscription a prospect's offer will start, held in memory only, for pricing: checked and
+ * built as it will be at signing (what no longer passes, a coupon expired since, is left out).
+ */
 export async function prospectSubscription(ctx: ServiceContext, draft: OfferSubscriptionDraft, prospect: OfferProspect | null): Promise<SubscriptionAggregate> {
-  const t = ctx.tenant.id;
-  const productIds = [...new Set(draft.items.map((i) => i.product))];
-  const priceIds = [...new Set(draft.items.map((i) => i.pricePlan))];
-  const [productRows, priceRows, planRows, groupRows, couponRows] = await ctx.db.batch([
-    ctx.db.select().from(products).where(and(eq(products.tenantId, t), inArray(products.id, productIds.length ? productIds : ['']))),
-    ctx.db.select().from(pricePlans).where(and(eq(pricePlans.tenantId, t), inArray(pricePlans.id, priceIds.length ? priceIds : ['']))),
-    ctx.db.select().from(plans).where(and(eq(plans.tenantId, t), eq(plans.id, draft.plan ?? ''))),
-    ctx.db.select().from(billingGroups).where(and(eq(billingGroups.tenantId, t), eq(billingGroups.id, draft.billingGroup ?? ''))),
-    ctx.db.select().from(coupons).where(and(eq(coupons.tenantId, t), inArray(coupons.code, draft.coupons.length ? draft.coupons : ['']))),
-  ]);
-  const catalogue = { products: new Map(productRows.map((p) => [p.id, p])), prices: new Map(priceRows.map((p) => [p.id, p])) };
-  const now = ctx.now.toISOString();
-  const id = 'prospect';
-  const row: SubscriptionRow = {
-    id,
-    tenantId: t,
-    number: draft.number ?? '',
-    externalId: draft.externalId,
-    name: draft.name ?? planRows[0]?.name ?? '',
-    customerId: '',
-    planId: draft.plan,
-    status: 'offer',
-    billingGroupId: draft.billingGroup,
-    paymentMethodId: null,
-    invoiceAddressId: null,
-    poNumber: draft.poNumber,
-    contractStart: draft.contractStart ?? now,
-    contractPeriod: draft.contractPeriod ?? planRows[0]?.contractPeriod ?? null,
-    cancellationPeriod: draft.cancellationPeriod ?? planRows[0]?.cancellationPeriod ?? null,
-    contractPeriodCount: 1,
-    billingAnchor: null,
-    billingResumeAt: null,
-    trialDays: draft.trialDays,
-    trialEndsOn: null,
-    trialExpiredAt: null,
-    activatedAt: null,
-    pausedAt: null,
-    lastBillingAt: null,
-    cancellationDate: null,
-    cancelledAt: null,
-    cancellationReasonId: null,
-    cancellationReasonText: null,
-    terminatedAt: null,
-    lastBillingErrorAt: null,
-    lastBillingErrorCode: null,
-    lastBillingErrorMessage: null,
-    customFields: draft.customFields,
-    createdAt: now,
-    updatedAt: now,
-  };
-  // Item ids in the order given, so the line items keep it.
-  const items = draft.items.map((i, k) => ({ ...withPrice(itemRow(ctx, id, i, catalogue.products.get(i.product), catalogue.prices.get(i.pricePlan)), catalogue), id: `item-${k + 1}` }));
-  return {
-    row,
-    customer: prospectPayer(ctx, prospect),
-    partner: null,
-    plan: planRows[0] ?? null,
-    billingGroup: groupRows[0] ?? null,
-    paymentMethod: null,
-    invoiceAddress: null,
-    reason: null,
-    items,
-    discounts: couponRows.map((c) => ({ d: { id: `coupon-${c.id}`, tenantId: t, subscriptionId: id, couponId: c.id, status: 'active' as const, appliedIntervals: 0, createdAt: now }, c })),
-  };
+  const input = { ...draft, customer: '', paymentMethod: null, invoiceAddress: null };
+  const checked = await checkNewSubscription(ctx, input, new Violations(), { prospect: true });
+  return subscriptionAggregate(ctx, input, checked, 'offer', draft.number ?? '', prospectPayer(ctx, prospect));
 }
 
 const money = (minor: number, currency: string): WireMoney => formatMoney(fromMinorUnits(minor, currency), currency);

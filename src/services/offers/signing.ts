@@ -6,7 +6,7 @@ import type { Env } from '../../env';
 import { ApiError, Violations } from '../../http/errors';
 import { logError, safeErrorMessage } from '../../lib/log';
 import { createServiceContext, type ServiceContext } from '../context';
-import { createCustomer } from '../customers/create';
+import { createCustomer, customerInput } from '../customers/create';
 import { customerExists } from '../customers/guards';
 import { activateSubscription } from '../subscriptions/lifecycle';
 import { checkNewSubscription, newSubscription } from '../subscriptions/create';
@@ -77,37 +77,18 @@ async function customerFromSigner(ctx: ServiceContext, agg: OfferAggregate): Pro
   // Names as short as one letter are no customer names (2 to 255 characters); they are left out.
   const name = (v: string | null) => (v && v.trim().length >= 2 ? v.trim() : null);
   try {
-    const made = await createCustomer(ctx, {
-      email: signer.email,
-      countryCode: agg.row.prospect?.countryCode ?? null,
-      currencyCode: null,
-      customerGroup: null,
-      contactPerson: agg.row.contactPersonId,
-      timeZone: null,
-      firstName: name(signer.firstName),
-      lastName: name(signer.lastName),
-      language: agg.row.locale,
-      ledgerId: null,
-      gender: null,
-      vatId: null,
-      companyName: agg.row.prospect?.companyName ?? null,
-      phone: null,
-      commercialRegisterName: null,
-      commercialRegisterNumber: null,
-      customerNumber: null,
-      taxExempt: null,
-      customFields: null,
-      isPartner: null,
-      eInvoiceType: null,
-      leitwegId: null,
-      street: null,
-      houseNumber: null,
-      zip: null,
-      city: null,
-      addition: null,
-      invoiceEmail: null,
-      invoiceAddress: null,
-    });
+    const made = await createCustomer(
+      ctx,
+      customerInput({
+        email: signer.email,
+        countryCode: agg.row.prospect?.countryCode ?? null,
+        contactPerson: agg.row.contactPersonId,
+        firstName: name(signer.firstName),
+        lastName: name(signer.lastName),
+        language: agg.row.locale,
+        companyName: agg.row.prospect?.companyName ?? null,
+      }),
+    );
     return made.id;
   } catch (err) {
     // Made by a concurrent completion between the look and the insert.

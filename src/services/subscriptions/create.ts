@@ -237,22 +237,21 @@ export async function createSubscription(ctx: ServiceContext, input: Subscriptio
 }
 
 /**
- * The rows of a new subscription whose input passed `checkNewSubscription`, its representation and
- * the statements that write it with its `subscription.created` event (without the reference
- * guards, which the caller's batch adds). `offer`: the subscription an offer sells (docs/state-machines.md).
+ * A new subscription as it will be written (nothing is stored): its row, items and applied
+ * discounts for an input that passed `checkNewSubscription`. `customer` is its customer's row, or
+ * the stand-in an offer to a prospect is priced for (docs/decisions.md, Offers).
  */
-export async function newSubscription(
+export function subscriptionAggregate(
   ctx: ServiceContext,
   input: SubscriptionInput,
   checked: Awaited<ReturnType<typeof checkNewSubscription>>,
   status: 'draft' | 'offer',
-) {
+  number: string,
+  customer: SubscriptionAggregate['customer'],
+): SubscriptionAggregate {
   const { refs, catalogue, couponRows } = checked;
   const id = newId();
   const now = ctx.now.toISOString();
-  const number =
-    input.number ??
-    formatNumber('S-{number:8}', { number: await nextSequenceValue(ctx.db, ctx.tenant.id, 'subscription', 1), date: ctx.now, timeZone: ctx.tenant.timeZone });
   const plan = refs.plan;
   const row: SubscriptionRow = {
     id,
@@ -260,7 +259,7 @@ export async function newSubscription(
     number,
     externalId: input.externalId,
     name: input.name ?? plan?.name ?? catalogue.products.get(input.items[0]!.product)?.name ?? number,
-    customerId: refs.customer!.id,
+    customerId: customer.id,
     planId: plan?.id ?? null,
     status,
     billingGroupId: input.billingGroup,
@@ -296,9 +295,9 @@ export async function newSubscription(
     d: { id: newId(), tenantId: ctx.tenant.id, subscriptionId: id, couponId: c.id, status: 'active' as const, appliedIntervals: 0, createdAt: now },
     c,
   }));
-  const agg: SubscriptionAggregate = {
+  return {
     row,
-    customer: refs.customer!,
+    customer,
     partner: refs.partner,
     plan,
     billingGroup: refs.billingGroup,
@@ -308,14 +307,35 @@ export async function newSubscription(
     items: items.map((i) => withPrice(i, catalogue)),
     discounts,
   };
+}
+
+/**
+ * The rows of a new subscription whose input passed `checkNewSubscription`, its representation and
+ * the statements that write it with its `subscription.created` event (without the reference
+ * guards, which the caller's batch adds). `offer`: the subscription an offer sells (docs/state-machines.md).
+ */
+export async function newSubscription(
+  ctx: ServiceContext,
+  input: SubscriptionInput,
+  checked: Awaited<ReturnType<typeof checkNewSubscription>>,
+  status: 'draft' | 'offer',
+) {
+  const number =
+    input.number ??
+    formatNumber('S-{number:8}', { number: await nextSequenceValue(ctx.db, ctx.tenant.id, 'subscription', 1), date: ctx.now, timeZone: ctx.tenant.timeZone });
+  const agg = subscriptionAggregate(ctx, input, checked, status, number, checked.refs.customer!);
+  const { row } = agg;
+  // The stored item rows, without the price plan facts the aggregate adds for rendering.
+  const items: ItemRow[] = agg.items.map(({ billingInterval: _b, pricePlanType: _t, payInAdvance: _p, productName: _n, ...item }) => item);
+  const discounts = agg.discounts.map((d) => d.d);
   const resource = renderSubscription(agg, ctx.now);
   const statements: BatchItem<'sqlite'>[] = [
     ctx.db.insert(subscriptions).values(row),
     ...insertRows(ctx.db, subscriptionItems, items),
-    ...insertRows(ctx.db, appliedDiscounts, discounts.map((d) => d.d)),
-    insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: 'subscription.created', resourceId: id, data: resource, now: ctx.now }),
+    ...insertRows(ctx.db, appliedDiscounts, discounts),
+    insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: 'subscription.created', resourceId: row.id, data: resource, now: ctx.now }),
   ];
-  return { row, items, discounts: discounts.map((d) => d.d), resource, statements };
+  return { row, items, discounts, resource, statements };
 }
 
 /** An item row with the price plan facts its representation shows. */
