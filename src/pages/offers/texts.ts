@@ -1,37 +1,47 @@
-// The offer page's words in German and English; one object per language with the same keys.
+import { OFFER_LABELS } from '../../documents/offer/labels';
+
+// The offer page's words in German and English; one object per language with the same keys. The
+// words it shares with the offer PDFs (line items, totals, terms) are theirs.
 
 export type Lang = 'de' | 'en';
 
+const shared = (lang: Lang) => {
+  const L = OFFER_LABELS[lang];
+  return {
+    lineItems: L.lineItems,
+    item: L.item,
+    quantity: L.quantity,
+    unitPrice: L.unitPrice,
+    oneTime: L.oneTime,
+    byUsage: L.byUsage,
+    inArrears: L.inArrears,
+    net: L.net,
+    discount: L.discount,
+    tax: L.tax,
+    terms: L.terms,
+    contractStart: L.contractStart,
+    onSigning: L.onSigning,
+    contractPeriod: L.contractPeriod,
+    openEnded: L.openEnded,
+    cancellationPeriod: L.cancellationPeriod,
+    trial: L.trial,
+    days: L.days,
+  };
+};
+
 const de = {
+  ...shared('de'),
   offer: 'Angebot',
   language: 'English',
   languageName: 'Sprache: English',
   from: (seller: string) => `von ${seller}`,
   asOf: (date: string) => `Stand ${date}`,
   contact: 'Ihr Ansprechpartner',
-  lineItems: 'Leistungen und Preise',
-  item: 'Leistung',
-  quantity: 'Menge',
-  unitPrice: 'Einzelpreis',
   perInterval: 'Je Intervall',
   firstInvoice: 'Erste Rechnung',
-  oneTime: 'einmalig',
-  byUsage: 'nach Verbrauch',
-  inArrears: 'nachträglich berechnet',
-  net: 'Netto',
-  discount: 'Rabatt',
-  tax: 'Umsatzsteuer',
   gross: 'Erste Rechnung brutto',
   firstInvoiceNote: (date: string) => `Wenn das Abonnement mit Ihrer Unterschrift beginnt, wird die erste Rechnung am ${date} gestellt. Verbrauch wird nachträglich berechnet.`,
   nothingDue: 'Zu Beginn wird nichts berechnet; Verbrauch wird nachträglich berechnet.',
-  terms: 'Vertragsbedingungen',
-  contractStart: 'Vertragsbeginn',
-  onSigning: 'mit der Unterschrift',
-  contractPeriod: 'Laufzeit',
-  openEnded: 'unbefristet',
-  cancellationPeriod: 'Kündigungsfrist',
-  trial: 'Testzeitraum',
-  days: (n: number) => (n === 1 ? '1 Tag' : `${n} Tage`),
   sign: 'Angebot unterschreiben',
   signIntro: (email: string) => `Sie unterschreiben elektronisch: Wir schicken einen einmaligen Code an ${email}. Mit dem Code und Ihrem vollständigen Namen bestätigen Sie die Unterschrift.`,
   sendCode: 'Code per E-Mail schicken',
@@ -65,35 +75,18 @@ const de = {
 };
 
 const en: typeof de = {
+  ...shared('en'),
   offer: 'Offer',
   language: 'Deutsch',
   languageName: 'Language: Deutsch',
   from: (seller) => `from ${seller}`,
   asOf: (date) => `As of ${date}`,
   contact: 'Your contact',
-  lineItems: 'Services and prices',
-  item: 'Item',
-  quantity: 'Quantity',
-  unitPrice: 'Unit price',
   perInterval: 'Per interval',
   firstInvoice: 'First invoice',
-  oneTime: 'one-time',
-  byUsage: 'by usage',
-  inArrears: 'billed in arrears',
-  net: 'Net',
-  discount: 'Discount',
-  tax: 'VAT',
   gross: 'First invoice, gross',
   firstInvoiceNote: (date) => `If the subscription starts with your signature, the first invoice is made on ${date}. Usage is billed in arrears.`,
   nothingDue: 'Nothing is billed at the start; usage is billed in arrears.',
-  terms: 'Contract terms',
-  contractStart: 'Contract start',
-  onSigning: 'with the signature',
-  contractPeriod: 'Term',
-  openEnded: 'open-ended',
-  cancellationPeriod: 'Notice period',
-  trial: 'Trial',
-  days: (n) => (n === 1 ? '1 day' : `${n} days`),
   sign: 'Sign the offer',
   signIntro: (email) => `You sign electronically: we send a one-time code to ${email}. With the code and your full name you confirm your signature.`,
   sendCode: 'E-mail me a code',
