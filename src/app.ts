@@ -7,14 +7,16 @@ import { PRINCIPAL_TTL_MS } from './http/principal-cache';
 import { publishOutbox } from './events/publish';
 import { routers } from './routes/index';
 import { checkoutPages } from './pages/checkout/routes';
+import { offerPages } from './pages/offers/routes';
 import type { Context } from 'hono';
 import { logError } from './lib/log';
 
 export function buildApp() {
   const app = createRouter();
   app.use('*', requestSetup);
-  // The hosted checkout page takes HTML form posts, which the JSON body guard below would refuse.
+  // The hosted checkout and offer pages take HTML form posts, which the JSON body guard below would refuse.
   app.route('/', checkoutPages);
+  app.route('/', offerPages);
   app.use('*', bodyGuard);
   // Events a change wrote to the outbox go to the queue right after the response (the cron sweeper
   // catches anything this misses); the caller never waits for webhook delivery.

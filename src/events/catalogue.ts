@@ -92,6 +92,11 @@ export const EVENT_CATALOGUE = {
   'transaction.succeeded': 'A payment or refund went through: the gateway confirmed it, or the bank statement shows it.',
   'transaction.failed': 'A payment or refund failed; failReason says why. A failed collection is retried on the schedule of payments.retryDays.',
   'transaction.returned': 'A collected SEPA direct debit came back from the payer’s bank (an R-transaction); the invoice is unpaid again.',
+  'offer.created': 'An offer was created (with its subscription in status offer, for a customer).',
+  'offer.updated': 'An offer changed: its texts, recipients, sending, signing progress or its signed files.',
+  'offer.archived': 'An open or signing offer was archived; its links no longer sign.',
+  'offer.deleted': 'An open offer was deleted with its subscription; its number stays unused.',
+  'offer.signed': 'Every signer signed an offer; it carries the signed document and the audit log.',
   // Not emitted yet: their feature has not landed (docs/decisions.md, Events and webhooks).
   'customer.merged': 'Several customers were merged into one.',
   'customer.parent.assigned': 'A parent customer was assigned in the organisation hierarchy.',

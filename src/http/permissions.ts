@@ -29,6 +29,8 @@ export const PERMISSION_RESOURCES = [
   'sepa-xml',
   'open-banking-account',
   'checkout-link',
+  'offer',
+  'offer-template',
   // Scopes Fynn documents, accepted so keys made for Fynn's API work here; their routes arrive with
   // later issues (docs/decisions.md, HTTP conventions).
   'customer:invoice',

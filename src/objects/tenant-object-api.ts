@@ -1,6 +1,6 @@
 import type { z } from '@hono/zod-openapi';
 import type { BillingRunSchema } from '../schemas/billing';
-import type { DunningIssueRequest, DunningIssueResult, FinalizeRequest, FinalizeResult } from '../services/ports/numbering';
+import type { DunningIssueRequest, DunningIssueResult, FinalizeRequest, FinalizeResult, OfferIssueRequest, OfferIssueResult } from '../services/ports/numbering';
 
 export interface RunBillingOptions {
   trigger: string;
@@ -22,6 +22,7 @@ export interface TenantObjectApi extends Rpc.DurableObjectBranded {
   finalizeDocument(req: FinalizeRequest): Promise<FinalizeResult>;
   runBilling(tenantId: string, options: RunBillingOptions): Promise<BillingRunView>;
   issueDunningDocument(req: DunningIssueRequest): Promise<DunningIssueResult>;
+  issueOffer(req: OfferIssueRequest): Promise<OfferIssueResult>;
   /** Runs dunning for the tenant at `asOf` (default its now), one run at a time; `invoiceId` limits it to one invoice. */
   runDunning(tenantId: string, options: { asOf?: string; invoiceId?: string }): Promise<DunningRunSummary>;
 }

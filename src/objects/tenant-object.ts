@@ -5,10 +5,11 @@ import { formatNumber } from '../billing/numbering';
 import { isGuardFailure, isUniqueViolation, type Db } from '../db/client';
 import { DIRECTORY_CACHE_MS, openTenant, tenantDb, TenantMovingError } from '../db/directory';
 import { guardedUpdate } from '../db/commit';
-import { billingRuns, dunningDocuments, events, invoices } from '../db/schema';
+import { billingRuns, dunningDocuments, events, invoices, offers } from '../db/schema';
 import type { Env } from '../env';
 import { createServiceContext, type ServiceContext } from '../services/context';
-import type { DunningIssueRequest, DunningIssueResult, FinalizeRequest, FinalizeResult, NumberedDocument, Numbering } from '../services/ports/numbering';
+import type { DunningIssueRequest, DunningIssueResult, FinalizeRequest, FinalizeResult, NumberedDocument, Numbering, OfferIssueRequest, OfferIssueResult } from '../services/ports/numbering';
+import { offerIssueStatements } from '../services/offers/numbering';
 import { tenantNow } from '../lib/clock';
 import { continueRun, createRun, getRun, renderRun, type RunBudget } from '../services/billing/runs';
 import { newId } from '../lib/ids';
@@ -178,6 +179,32 @@ export class TenantObject extends DurableObject<Env> implements TenantObjectApi 
   }
 
   /**
+   * Creates an offer with the next number of the offer range (docs/decisions.md, Offers): the offer,
+   * a subscription made with it (or the draft it takes over) and the events in one batch. A
+   * reference that went away meanwhile refuses it, and a refused batch uses no number.
+   */
+  issueOffer(req: OfferIssueRequest): Promise<OfferIssueResult> {
+    return this.serial(async () => {
+      const db = await this.db(req.tenantId);
+      return this.allocate(
+        'offer',
+        req,
+        (number, next) => [
+          ...offerIssueStatements(db, req, number, next),
+          ...req.events.map((e) => db.insert(events).values({ ...e, tenantId: req.tenantId, data: fillNumber(e.data, number) })),
+        ],
+        (err) => {
+          if (isGuardFailure(err)) return { ok: false as const, reason: 'reference_gone' as const };
+          if (isUniqueViolation(err, 'subscriptions.number')) return { ok: false as const, reason: 'subscription_number_taken' as const };
+          return null;
+        },
+        'offers.number_seq',
+        async () => (await db.select({ max: max(offers.numberSeq) }).from(offers).where(eq(offers.tenantId, req.tenantId)).get())?.max ?? 0,
+      );
+    });
+  }
+
+  /**
    * The one allocation loop of every number range: formats the range's next number, commits the
    * batch built with it, and moves the counter only when the batch committed, so a refused batch
    * leaves no gap. `refused` maps the failures the caller expects to its answer; a UNIQUE violation
@@ -282,6 +309,7 @@ export class TenantObject extends DurableObject<Env> implements TenantObjectApi 
       finalize: (req, leading = []) => this.serial(() => this.commitNumbered(req, leading)),
       finalizeBlock: (docs, build) => this.finalizeBlock(docs, build),
       issueDunning: (req) => this.issueDunningDocument(req),
+      issueOffer: (req) => this.issueOffer(req),
     };
     return createServiceContext({ env: this.env, db, tenant, now: asOf ?? tenantNow(tenant), waitUntil: (p) => this.ctx.waitUntil(p), numbering });
   }

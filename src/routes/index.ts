@@ -62,6 +62,10 @@ import { webhookRoutes } from './webhooks/webhooks';
 import { checkoutLinkRoutes } from './checkout-links/checkout-links';
 import { publicCheckoutRoutes } from './public-checkout/carts';
 import { checkoutCartRoutes } from './checkout-carts/checkout-carts';
+import { offerRoutes } from './offers/offers';
+import { offerRecipientRoutes } from './offers/recipients';
+import { offerTemplateRoutes } from './offers/templates';
+import { publicOfferRoutes } from './offers/public-offers';
 
 /** Every router of the API, in the order the OpenAPI document lists them. */
 export const routers = [
@@ -129,4 +133,8 @@ export const routers = [
   checkoutLinkRoutes,
   checkoutCartRoutes,
   publicCheckoutRoutes,
+  offerTemplateRoutes,
+  offerRoutes,
+  offerRecipientRoutes,
+  publicOfferRoutes,
 ];

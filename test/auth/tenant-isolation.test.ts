@@ -69,6 +69,10 @@ describe('tenant isolation on every route', () => {
     const run = (await api('/billing-runs', { token: a.key, method: 'POST' })).body;
     const webhook = await make('/webhooks', { url: 'https://hooks.a.example/billing', events: ['customer.updated'] });
     const checkoutLink = await make('/checkout-links', { slug: 'a-link', items: [{ product: product.id, pricePlan: pricePlan.id }] });
+    const offerTemplate = await make('/offer-templates', { name: 'A terms', sections: ['<p>A terms</p>'] });
+    const offerDraft = await make('/subscriptions', { customer: customer.id, items: [{ product: product.id, pricePlan: pricePlan.id }] });
+    const offer = await make('/offers', { customer: customer.id, name: 'A offer', subscription: { items: [{ product: product.id, pricePlan: pricePlan.id }] } });
+    const offerRecipient = (await make(`/offers/${offer.id}/recipients`, { email: 'signer@a.example', role: 'sign' })).recipients[0];
     const deliveryId = `delivery-${Date.now()}`;
     await (await dbOf(a)).prepare(
       `INSERT INTO webhook_deliveries (id, tenant_id, webhook_id, event_id, event_type, status, attempts, created_at) VALUES (?, ?, ?, 'e', 'customer.updated', 'failed', 13, ?)`,
@@ -119,6 +123,7 @@ describe('tenant isolation on every route', () => {
     const bProduct = await makeB('/catalogue/products', { name: 'B product', type: 'product', productFamilies: [bFamily.id], measurement: bMeasurement.id, taxGroup: bTaxGroup.id });
     const bPricePlan = await makeB('/price-plans', { product: bProduct.id, calculationType: 'flat_fee', currencyCode: 'EUR', price: { amount: '1' }, billingInterval: '1M' });
     const bProductBody = { name: 'Stolen', type: 'product', productFamilies: [bFamily.id], measurement: bMeasurement.id, taxGroup: bTaxGroup.id };
+    const bOffer = await makeB('/offers', { customer: bCustomer.id });
 
     const ids: Record<string, Record<string, string>> = {
       '/customers/{id}': { id: customer.id },
@@ -172,6 +177,11 @@ describe('tenant isolation on every route', () => {
       '/checkout-links/{id}': { id: checkoutLink.id },
       '/checkout-links/{id}/enable': { id: checkoutLink.id },
       '/checkout-links/{id}/disable': { id: checkoutLink.id },
+      '/offer-templates/{id}': { id: offerTemplate.id },
+      ...Object.fromEntries(['', '/archive', '/send', '/cancel-signing', '/download-link', '/recipients'].map((suffix) => [`/offers/{id}${suffix}`, { id: offer.id }])),
+      '/offers/{id}/recipients/{recipientId}': { id: offer.id, recipientId: offerRecipient.id },
+      '/offer-recipients/{id}/role': { id: offerRecipient.id },
+      '/subscriptions/{id}/offers': { id: offerDraft.id },
       '/webhooks/{id}/rotate-secret': { id: webhook.id },
       '/webhooks/{id}/deliveries': { id: webhook.id },
       '/webhook-deliveries/{id}/redeliver': { id: deliveryId },
@@ -229,6 +239,7 @@ describe('tenant isolation on every route', () => {
     const crossParent: Record<string, Record<string, string>> = {
       '/customers/{id}/addresses/{addressId}': { id: bCustomer.id, addressId: address.id },
       '/customers/{id}/email-addresses/{emailId}': { id: bCustomer.id, emailId: email.id },
+      '/offers/{id}/recipients/{recipientId}': { id: bOffer.id, recipientId: offerRecipient.id },
     };
     const bodies: Record<string, unknown> = {
       'put /customers/{id}': { email: 'taken@b.example', countryCode: 'DE' },
@@ -292,6 +303,12 @@ describe('tenant isolation on every route', () => {
       'put /webhooks/{id}': { url: 'https://evil.example/x', events: ['*'] },
       'put /checkout-links/{id}': { slug: 'stolen', items: [{ product: bProduct.id, pricePlan: bPricePlan.id }] },
       'patch /checkout-links/{id}': { slug: 'stolen' },
+      'put /offer-templates/{id}': { name: 'Stolen' },
+      'patch /offer-templates/{id}': { name: 'Stolen' },
+      'put /offers/{id}': { name: 'Stolen' },
+      'post /offers/{id}/recipients': { email: 'evil@b.example', role: 'sign' },
+      'put /offer-recipients/{id}/role': { role: 'read' },
+      'post /subscriptions/{id}/offers': { title: 'Stolen' },
       'patch /webhooks/{id}': { url: 'https://evil.example/x' },
       'put /subscription-items/{id}/quantity': { quantity: '5' },
       'put /subscription-items/{id}/price-plan': { pricePlan: bPricePlan.id },
@@ -331,6 +348,9 @@ describe('tenant isolation on every route', () => {
       invoice: (await api(`/invoices/${invoice.id}`, { token: a.key })).body,
       webhook: (await api(`/webhooks/${webhook.id}`, { token: a.key })).body,
       checkoutLink: (await api(`/checkout-links/${checkoutLink.id}`, { token: a.key })).body,
+      offerTemplate: (await api(`/offer-templates/${offerTemplate.id}`, { token: a.key })).body,
+      offer: (await api(`/offers/${offer.id}`, { token: a.key })).body,
+      offerDraft: (await api(`/subscriptions/${offerDraft.id}`, { token: a.key })).body,
       mandate: (await api(`/payment-methods/${mandate.id}`, { token: a.key })).body,
       collection: (await api(`/transactions/${collection.id}`, { token: a.key })).body,
       sepaFile: (await api(`/sepa-xml/${sepaFile.id}`, { token: a.key })).body,
@@ -374,6 +394,11 @@ describe('tenant isolation on every route', () => {
       run.id,
       webhook.id,
       checkoutLink.id,
+      offerTemplate.id,
+      offer.id,
+      offer.subscription.id,
+      offerRecipient.id,
+      offerDraft.id,
       deliveryId,
       mandate.id,
       debited.id,

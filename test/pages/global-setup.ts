@@ -15,6 +15,8 @@ export interface CheckoutServer {
   adminToken: string;
   /** The card gateway's fake (Stripe's API and a stand-in for Stripe.js), see card-gateway-fake.ts. */
   cardGatewayUrl: string;
+  /** The Worker's local state (its D1 files): where tests read the mail outbox (mailsTo in harness.ts). */
+  persistTo: string;
 }
 
 declare module 'vitest' {
@@ -25,7 +27,7 @@ declare module 'vitest' {
 
 /** The subset of bench/lib.mjs used here (a .mjs file without declarations, loaded by URL). */
 interface BenchLib {
-  startLocalServer(options: { port: number; vars: Record<string, string>; cwd?: string; logLevel?: string }): Promise<{ url: string; stop(): Promise<void>; logs(): string }>;
+  startLocalServer(options: { port: number; vars: Record<string, string>; cwd?: string; logLevel?: string }): Promise<{ url: string; persistTo: string; stop(): Promise<void>; logs(): string }>;
   snapshotProject(): Promise<{ dir: string; remove(): Promise<void> }>;
 }
 
@@ -68,7 +70,7 @@ export default async function setup(project: TestProject) {
     throw err;
   }
   process.stdout.write(`browser tests: Worker at ${server.url} (started in ${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
-  project.provide('checkoutServer', { url: server.url, adminToken: ADMIN_TOKEN, cardGatewayUrl: cardGateway.url });
+  project.provide('checkoutServer', { url: server.url, adminToken: ADMIN_TOKEN, cardGatewayUrl: cardGateway.url, persistTo: server.persistTo });
   return async () => {
     await server.stop();
     await snapshot.remove();

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -51,26 +51,26 @@ export interface Shop {
   coupon: { code: string };
 }
 
-/**
- * A test tenant through the admin API, a per-seat monthly plan (10.00 EUR a seat, 19 % VAT), a
- * 20 % coupon for it and a checkout link with an editable quantity and coupons allowed.
- */
-export async function createShop(options: { forceCompany?: boolean; trialDays?: number; afterCheckout?: Record<string, unknown> } = {}): Promise<Shop> {
-  const created = await must('POST', '/admin/tenants', server().adminToken, {
-    name: 'Browser Shop GmbH',
-    countryCode: 'DE',
-    defaultCurrency: 'EUR',
-    timeZone: 'Europe/Berlin',
-    mode: 'test',
-  });
+/** A test tenant through the admin API selling seats at 10.00 EUR a seat and month (19 % VAT), and a poster for its key. */
+export async function tenantWithSeats(name: string, product = 'Team plan') {
+  const created = await must('POST', '/admin/tenants', server().adminToken, { name, countryCode: 'DE', defaultCurrency: 'EUR', timeZone: 'Europe/Berlin', mode: 'test' });
   const key: string = created.apiKey.key;
   const post = (path: string, body: unknown) => must('POST', path, key, body);
   const family = await post('/product-families', { name: 'Software' });
   const unit = await post('/units', { name: 'Seat', code: 'seat' });
   const measurement = await post('/measurements', { unit: unit.id, code: 'seats', aggregationType: 'last_value', type: 'recurring' });
   const taxGroup = await post('/tax-groups', { type: 'standard' });
-  const product = await post('/catalogue/products', { name: 'Team plan', type: 'product', productFamilies: [family.id], measurement: measurement.id, taxGroup: taxGroup.id });
-  const price = await post('/price-plans', { product: product.id, calculationType: 'per_unit', currencyCode: 'EUR', price: { amount: '10.00' }, billingInterval: '1M' });
+  const seats = await post('/catalogue/products', { name: product, type: 'product', productFamilies: [family.id], measurement: measurement.id, taxGroup: taxGroup.id });
+  const price = await post('/price-plans', { product: seats.id, calculationType: 'per_unit', currencyCode: 'EUR', price: { amount: '10.00' }, billingInterval: '1M' });
+  return { tenantId: created.tenant.id as string, key, post, family, measurement, taxGroup, product: seats, price };
+}
+
+/**
+ * A test tenant through the admin API, a per-seat monthly plan (10.00 EUR a seat, 19 % VAT), a
+ * 20 % coupon for it and a checkout link with an editable quantity and coupons allowed.
+ */
+export async function createShop(options: { forceCompany?: boolean; trialDays?: number; afterCheckout?: Record<string, unknown> } = {}): Promise<Shop> {
+  const { tenantId, key, post, product, price } = await tenantWithSeats('Browser Shop GmbH');
   const code = unique('SAVE20').toUpperCase();
   await post('/coupons', { code, name: '20 % off', type: 'percentage', percentage: 20, frequency: 'once' });
   const link = await post('/checkout-links', {
@@ -80,7 +80,7 @@ export async function createShop(options: { forceCompany?: boolean; trialDays?: 
     afterCheckout: options.afterCheckout ?? { action: 'confirmation_message', confirmationMessage: 'Welcome aboard!' },
   });
   const path = new URL(link.url).pathname;
-  return { tenantId: created.tenant.id, key, link, pageUrl: server().url + path, coupon: { code } };
+  return { tenantId, key, link, pageUrl: server().url + path, coupon: { code } };
 }
 
 /** Debian's Chromium (`apt-get install chromium`), headless; root needs --no-sandbox. */
@@ -101,6 +101,15 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   return path;
 }
 
+/** A file (a PDF the page made) next to the screenshots, its path printed so a person can look at it. */
+export function keepFile(name: string, bytes: Uint8Array): string {
+  mkdirSync(SHOTS, { recursive: true });
+  const path = join(SHOTS, name);
+  writeFileSync(path, bytes);
+  process.stdout.write(`file: ${path}\n`);
+  return path;
+}
+
 /** Polls `read` until `ok` holds (payments are collected by a queue job after the answer). */
 export async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -109,4 +118,31 @@ export async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolea
     if (ok(v) || Date.now() > deadline) return v;
     await new Promise((r) => setTimeout(r, 250));
   }
+}
+
+/** Every SQLite file under a directory (the local D1 databases of the Worker's state). */
+function sqliteFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sqliteFiles(path) : name.endsWith('.sqlite') ? [path] : [];
+  });
+}
+
+/**
+ * The mails the local Worker's mail interface recorded for an address (its outbox table, read from
+ * the local D1 files: both shards, whichever holds the tenant), oldest first.
+ */
+export async function mailsTo(tenantId: string, to: string): Promise<{ subject: string; body: string }[]> {
+  const { DatabaseSync } = await import('node:sqlite');
+  const mails: { subject: string; body: string; created_at: string }[] = [];
+  for (const file of sqliteFiles(server().persistTo)) {
+    const db = new DatabaseSync(file, { readOnly: true });
+    try {
+      const hasTable = db.prepare("SELECT 1 AS ok FROM sqlite_master WHERE type = 'table' AND name = 'outgoing_mails'").get();
+      if (hasTable) mails.push(...(db.prepare('SELECT subject, body, created_at FROM outgoing_mails WHERE tenant_id = ? AND "to" = ? ORDER BY created_at, rowid').all(tenantId, to) as typeof mails));
+    } finally {
+      db.close();
+    }
+  }
+  return mails.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0)).map(({ subject, body }) => ({ subject, body }));
 }

@@ -10,10 +10,10 @@ export const media = sqliteTable(
   {
     id: text('id').primaryKey(),
     tenantId: text('tenant_id').notNull(),
-    /** `invoice` (the document's PDF and XML) or `tenant` (the letterhead logo). */
-    ownerType: text('owner_type', { enum: ['invoice', 'tenant', 'sepa_file', 'dunning_document'] }).notNull(),
+    /** `invoice` (the document's PDF and XML), `tenant` (the letterhead logo), `offer` (the signed offer and its audit log)… */
+    ownerType: text('owner_type', { enum: ['invoice', 'tenant', 'sepa_file', 'dunning_document', 'offer'] }).notNull(),
     ownerId: text('owner_id').notNull(),
-    purpose: text('purpose', { enum: ['pdf', 'xml', 'logo'] }).notNull(),
+    purpose: text('purpose', { enum: ['pdf', 'xml', 'logo', 'audit_log'] }).notNull(),
     isPrivate: integer('is_private', { mode: 'boolean' }).notNull(),
     mimeType: text('mime_type').notNull(),
     fileExtension: text('file_extension').notNull(),

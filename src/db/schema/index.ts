@@ -13,3 +13,4 @@ export * from './payments';
 export * from './dunning';
 export * from './checkout';
 export * from './directory';
+export * from './offers';

@@ -177,8 +177,8 @@ const JS = `
 })();
 `;
 
-/** FNV-1a of the text, as 8 hex digits: enough to tell versions of a file apart. */
-function fnv(text: string): string {
+/** FNV-1a of the text, as 8 hex digits: enough to tell versions of a file apart (the offer page's stylesheet uses it too). */
+export function fnv(text: string): string {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i);

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { decimalString, idParam, timestamp } from '../../http/schemas';
+import { customFieldValues, decimalString, durationText, idParam, optionalText, timestamp } from '../../http/schemas';
 
 // Path parameters and request pieces shared by the subscription routes.
 
@@ -31,3 +31,44 @@ export const ItemInputSchema = z
 
 /** A JSON body the client may leave out (the operation then takes its defaults). */
 export const optionalBody = <T extends z.ZodTypeAny>(schema: T) => ({ required: false, content: { 'application/json': { schema } } });
+
+/** The fields of a new subscription besides its customer: POST /subscriptions, and the subscription an offer sells (POST /offers). */
+export const subscriptionFields = {
+  plan: ref,
+  items: z.array(ItemInputSchema).min(1, 'A subscription needs at least one item.').max(100),
+  name: optionalText(1, 255),
+  number: optionalText(2, 255),
+  externalId: optionalText(1, 255),
+  contractDetails: nullable(z.strictObject({ contractStart: nullable(timestamp) })),
+  periods: nullable(z.strictObject({ contractPeriod: nullable(durationText), cancellationPeriod: nullable(durationText) })),
+  billingGroup: ref,
+  trialDays: z.number().int().min(0).max(730).default(0),
+  paymentMethod: ref,
+  invoiceAddress: ref,
+  poNumber: optionalText(1, 255),
+  customFields: customFieldValues,
+  coupons: z.array(z.string().min(1).max(64)).max(10).default([]),
+};
+
+const subscriptionFieldsSchema = z.strictObject(subscriptionFields);
+
+/** The service's input from those fields (dates normalized, periods flattened). */
+export function subscriptionInput(b: z.infer<typeof subscriptionFieldsSchema>) {
+  return {
+    plan: b.plan,
+    items: b.items,
+    name: b.name,
+    number: b.number,
+    externalId: b.externalId,
+    contractStart: b.contractDetails?.contractStart ? new Date(b.contractDetails.contractStart).toISOString() : null,
+    contractPeriod: b.periods?.contractPeriod ?? null,
+    cancellationPeriod: b.periods?.cancellationPeriod ?? null,
+    billingGroup: b.billingGroup,
+    trialDays: b.trialDays,
+    paymentMethod: b.paymentMethod,
+    invoiceAddress: b.invoiceAddress,
+    poNumber: b.poNumber,
+    customFields: b.customFields,
+    coupons: b.coupons,
+  };
+}

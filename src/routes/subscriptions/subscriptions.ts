@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { serviceContext } from '../../http/context';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../http/openapi';
 import { collectionSchema } from '../../http/pagination';
-import { customFieldValues, durationText, optionalText, timestamp } from '../../http/schemas';
+import { customFieldValues, optionalText } from '../../http/schemas';
 import { SubscriptionSchema } from '../../schemas/subscriptions';
 import { loadSubscription, renderSubscription } from '../../services/subscriptions/aggregate';
 import { createSubscription } from '../../services/subscriptions/create';
@@ -10,49 +10,14 @@ import { deleteSubscription } from '../../services/subscriptions/details';
 import { createSubscriptionFromPlan } from '../../services/subscriptions/from-plan';
 import { listSubscriptions, subscriptionListQuery } from '../../services/subscriptions/list';
 import { updateSubscription } from '../../services/subscriptions/update';
-import { ItemInputSchema, nullable, params, quantity, ref } from './requests';
+import { params, quantity, ref, subscriptionFields, subscriptionInput } from './requests';
 
 const tags = ['Subscriptions'];
 
-const SubscriptionWriteSchema = z
-  .strictObject({
-    customer: z.string().min(1).max(64),
-    plan: ref,
-    items: z.array(ItemInputSchema).min(1, 'A subscription needs at least one item.').max(100),
-    name: optionalText(1, 255),
-    number: optionalText(2, 255),
-    externalId: optionalText(1, 255),
-    contractDetails: nullable(z.strictObject({ contractStart: nullable(timestamp) })),
-    periods: nullable(z.strictObject({ contractPeriod: nullable(durationText), cancellationPeriod: nullable(durationText) })),
-    billingGroup: ref,
-    trialDays: z.number().int().min(0).max(730).default(0),
-    paymentMethod: ref,
-    invoiceAddress: ref,
-    poNumber: optionalText(1, 255),
-    customFields: customFieldValues,
-    coupons: z.array(z.string().min(1).max(64)).max(10).default([]),
-  })
-  .openapi('SubscriptionWrite');
+const SubscriptionWriteSchema = z.strictObject({ customer: z.string().min(1).max(64), ...subscriptionFields }).openapi('SubscriptionWrite');
 
 type WriteBody = z.infer<typeof SubscriptionWriteSchema>;
-const toInput = (b: WriteBody) => ({
-  customer: b.customer,
-  plan: b.plan,
-  items: b.items,
-  name: b.name,
-  number: b.number,
-  externalId: b.externalId,
-  contractStart: b.contractDetails?.contractStart ? new Date(b.contractDetails.contractStart).toISOString() : null,
-  contractPeriod: b.periods?.contractPeriod ?? null,
-  cancellationPeriod: b.periods?.cancellationPeriod ?? null,
-  billingGroup: b.billingGroup,
-  trialDays: b.trialDays,
-  paymentMethod: b.paymentMethod,
-  invoiceAddress: b.invoiceAddress,
-  poNumber: b.poNumber,
-  customFields: b.customFields,
-  coupons: b.coupons,
-});
+const toInput = (b: WriteBody) => ({ customer: b.customer, ...subscriptionInput(b) });
 
 export const subscriptionRoutes = createRouter();
 

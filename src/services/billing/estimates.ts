@@ -90,6 +90,17 @@ async function nextAmount(ctx: ServiceContext, id: string): Promise<EstimatedAmo
     const currency = agg.customer.currencyCode ?? ctx.tenant.defaultCurrency;
     return withDisplay(invoice ? invoice.resource.netAmount : formatMoney(new Dec(0), currency));
   }
+  const { composed, currency } = await firstInvoice(ctx, agg);
+  const net = composed ? composed.row.netAmount : 0;
+  return withDisplay(formatMoney(fromMinorUnits(net, currency), currency));
+}
+
+/**
+ * The first invoice of a subscription not yet started (a draft, an offer's subscription, a
+ * prospect's), as billing would compose it at its first billing date if activated now, in the
+ * currency of its price plans. Nothing is stored. Offers price their line items with it.
+ */
+export async function firstInvoice(ctx: ServiceContext, agg: SubscriptionAggregate) {
   const draft = asIfActivated(agg, ctx.now);
   const asOf = new Date(draft.row.billingAnchor!);
   const items = draft.items;
@@ -97,9 +108,10 @@ async function nextAmount(ctx: ServiceContext, id: string): Promise<EstimatedAmo
   const currency = [...catalogue.prices.values()][0]?.currencyCode ?? agg.customer.currencyCode ?? ctx.tenant.defaultCurrency;
   const prices = new Map([...catalogue.prices].map(([pid, p]) => [pid, toPlanPrice(p)]));
   const lines = await planWithUsage(ctx, { subscription: toPlanSubscription(draft), prices, changes: await pendingChanges(ctx, draft, asOf), asOf });
-  const composed = await composePlanned(at(ctx, asOf > ctx.now ? asOf : ctx.now), lines.length ? [{ agg: draft, lines }] : [], catalogue.products, null, undefined, { currency });
-  const net = composed && !composed.skipOnly ? composed.row.netAmount : 0;
-  return withDisplay(formatMoney(fromMinorUnits(net, currency), currency));
+  const composed = await unlessUnbillable(() =>
+    composePlanned(at(ctx, asOf > ctx.now ? asOf : ctx.now), lines.length ? [{ agg: draft, lines }] : [], catalogue.products, null, undefined, { currency }),
+  );
+  return { composed: composed && !composed.skipOnly ? composed : null, currency, catalogue, firstBillingDate: asOf };
 }
 
 const withDisplay = (m: WireMoney): EstimatedAmount => ({ ...m, netAmount: formatDisplayAmount(m.amount, m.currencyCode) });

@@ -17,7 +17,7 @@ import type { ConfirmCartInput, ConfirmCartResult, NewPaymentMethodInput } from 
 import { commitComposed } from '../billing/commit';
 import { composeDue } from '../billing/compose';
 import type { ServiceContext } from '../context';
-import { createCustomer } from '../customers/create';
+import { createCustomer, customerInput } from '../customers/create';
 import { afterFinalization } from '../invoices/after-finalization';
 import { collectInvoice } from '../payments/collection';
 import { checkAccountHolder, createPaymentMethod } from '../payments/methods-create';
@@ -254,37 +254,25 @@ async function complete(ctx: ServiceContext, locked: CartState, checked: Checked
   try {
     if (!state.customerId) {
       const a = checked.address!;
-      const customer = await createCustomer(ctx, {
-        email: checked.email!,
-        countryCode: a.countryCode,
-        currencyCode: state.currency,
-        customerGroup: null,
-        contactPerson: null,
-        timeZone: state.timeZone,
-        firstName: a.firstName,
-        lastName: a.lastName,
-        language: null,
-        ledgerId: null,
-        gender: null,
-        vatId: a.vatId,
-        companyName: a.companyName,
-        phone: checked.phone,
-        commercialRegisterName: null,
-        commercialRegisterNumber: null,
-        customerNumber: null,
-        taxExempt: null,
-        customFields: null,
-        isPartner: null,
-        eInvoiceType: null,
-        leitwegId: null,
-        street: a.street,
-        houseNumber: a.houseNumber,
-        zip: a.zip,
-        city: a.city,
-        addition: a.addition,
-        invoiceEmail: null,
-        invoiceAddress: null,
-      });
+      const customer = await createCustomer(
+        ctx,
+        customerInput({
+          email: checked.email!,
+          countryCode: a.countryCode,
+          currencyCode: state.currency,
+          timeZone: state.timeZone,
+          firstName: a.firstName,
+          lastName: a.lastName,
+          vatId: a.vatId,
+          companyName: a.companyName,
+          phone: checked.phone,
+          street: a.street,
+          houseNumber: a.houseNumber,
+          zip: a.zip,
+          city: a.city,
+          addition: a.addition,
+        }),
+      );
       state = await storeChange(ctx, state, { customerId: customer.id });
     }
     const replacing = !state.paymentMethodId && state.subscriptionId !== null;

@@ -219,6 +219,41 @@ export function referenceGuards(ctx: ServiceContext, row: Pick<CustomerRow, 'cus
   return guards;
 }
 
+/** A create input with every optional field left empty: customers made from a few known details (checkout, offers). */
+export function customerInput(fields: Pick<CustomerCreateInput, 'email'> & Partial<CustomerCreateInput>): CustomerCreateInput {
+  return {
+    countryCode: null,
+    currencyCode: null,
+    customerGroup: null,
+    contactPerson: null,
+    timeZone: null,
+    firstName: null,
+    lastName: null,
+    language: null,
+    ledgerId: null,
+    gender: null,
+    vatId: null,
+    companyName: null,
+    phone: null,
+    commercialRegisterName: null,
+    commercialRegisterNumber: null,
+    customerNumber: null,
+    taxExempt: null,
+    customFields: null,
+    isPartner: null,
+    eInvoiceType: null,
+    leitwegId: null,
+    street: null,
+    houseNumber: null,
+    zip: null,
+    city: null,
+    addition: null,
+    invoiceEmail: null,
+    invoiceAddress: null,
+    ...fields,
+  };
+}
+
 export async function createCustomer(ctx: ServiceContext, body: CustomerCreateInput) {
   const input = { ...body, countryCode: body.countryCode ?? ctx.tenant.countryCode };
   const v = new Violations();

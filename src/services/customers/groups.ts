@@ -128,6 +128,8 @@ export async function deleteContactPerson(ctx: ServiceContext, id: string) {
     .from(customers)
     .where(and(eq(customers.tenantId, ctx.tenant.id), eq(customers.contactPersonId, id)));
   if ((refs?.n ?? 0) > 0) throw ApiError.conflict(`The contact person is assigned to ${refs!.n} customers.`, 'in-use');
-  const unused = sql`NOT EXISTS (SELECT 1 FROM customers WHERE tenant_id = ${ctx.tenant.id} AND contact_person_id = ${id})`;
-  await guardedDelete(ctx, ctx.db.delete(contactPersons).where(and(contactById(ctx, id), unused)), 'The contact person was assigned to a customer meanwhile.');
+  const offered = sql`EXISTS (SELECT 1 FROM offers WHERE tenant_id = ${ctx.tenant.id} AND contact_person_id = ${id})`;
+  if ((await ctx.db.get<{ n: number }>(sql`SELECT ${offered} AS n`))?.n) throw ApiError.conflict('The contact person is named on offers.', 'in-use');
+  const unused = sql`NOT EXISTS (SELECT 1 FROM customers WHERE tenant_id = ${ctx.tenant.id} AND contact_person_id = ${id}) AND NOT ${offered}`;
+  await guardedDelete(ctx, ctx.db.delete(contactPersons).where(and(contactById(ctx, id), unused)), 'The contact person was assigned to a customer or an offer meanwhile.');
 }

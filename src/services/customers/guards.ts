@@ -32,6 +32,7 @@ export const CUSTOMER_REFERENCES = {
   pricePlans: { type: 'has-price-plans', detail: 'Price plans are reserved for the customer; delete them first.' },
   couponRedemptions: { type: 'has-subscriptions', detail: 'The customer has redeemed coupons and cannot be deleted; archive it instead.' },
   entitlements: { type: 'has-subscriptions', detail: 'The customer has entitlements and cannot be deleted; archive it instead.' },
+  offers: { type: 'has-offers', detail: 'The customer has offers and cannot be deleted; archive it instead.' },
 } as const;
 
 export type CustomerReference = keyof typeof CUSTOMER_REFERENCES;
@@ -47,6 +48,7 @@ export function customerReferences(tenantId: string, customerId: string): Record
     pricePlans: exists('price_plans', 'customer_id'),
     couponRedemptions: exists('coupon_redemptions', 'customer_id'),
     entitlements: exists('entitlements', 'customer_id'),
+    offers: exists('offers', 'customer_id'),
   };
 }
 

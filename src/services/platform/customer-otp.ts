@@ -26,7 +26,7 @@ export const OTP = {
 export const OTP_REQUESTED = { success: true } as const;
 
 /** A uniformly random code of `OTP.digits` digits. */
-function randomCode(): string {
+export function randomCode(): string {
   const range = 10 ** OTP.digits;
   const limit = Math.floor(2 ** 32 / range) * range;
   const buf = new Uint32Array(1);

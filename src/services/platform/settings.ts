@@ -47,6 +47,7 @@ export const SETTING_DEFINITIONS = {
   'refund.numberFormat': { schema: numberFormat, default: 'RF-{number:10}', description: 'Format of refund numbers.' },
   'reminder.numberFormat': { schema: numberFormat, default: 'ER-{number:10}', description: 'Format of payment reminder numbers.' },
   'dunningLetter.numberFormat': { schema: numberFormat, default: 'MA-{number:10}', description: 'Format of dunning letter numbers.' },
+  'offer.numberFormat': { schema: numberFormat, default: 'AN-{number:6}', description: 'Format of offer numbers (their own gap-free range).' },
   'invoice.paymentTermDays': {
     schema: z.number().int().min(0).max(365),
     default: 14,

@@ -1,6 +1,7 @@
 import type { BatchItem } from 'drizzle-orm/batch';
 import { runBatch, type Db } from '../../db/client';
 import type { Env } from '../../env';
+import type { appliedDiscounts, offers, subscriptionItems, subscriptions } from '../../db/schema';
 import { tenantObject } from '../../objects/tenant-stub';
 
 /** What a number is formatted from: the range's format, the document's date in a time zone, the customer's number. */
@@ -46,6 +47,28 @@ export interface DunningIssueRequest extends NumberedDocument {
 export type DunningIssueResult = { ok: true; number: string; numberSeq: number } | { ok: false; reason: 'invoice_changed' | 'level_exists' };
 
 /**
+ * What the TenantObject needs to create an offer with the next number of the offer range
+ * (docs/decisions.md, Offers): the rows to insert, what they point at, and the events. Plain data,
+ * as an RPC argument must be; the object builds the statements (`offerIssueStatements`).
+ */
+export interface OfferIssueRequest extends NumberedDocument {
+  /** The offers row without `number` and `numberSeq`. */
+  offer: Omit<typeof offers.$inferInsert, 'number' | 'numberSeq'>;
+  /** A subscription made with the offer (status `offer`): its row, items and applied discounts. */
+  subscription: { row: typeof subscriptions.$inferInsert; items: (typeof subscriptionItems.$inferInsert)[]; discounts: (typeof appliedDiscounts.$inferInsert)[] } | null;
+  /** A draft subscription that becomes the offer's: it must still be a draft with this updatedAt. */
+  fromDraft: { id: string; expectedUpdatedAt: string; updatedAt: string } | null;
+  /** Records the rows point at, which must still exist when the batch runs. */
+  references: { customerId: string | null; contactPersonId: string | null; invoiceAddressId: string | null };
+  /** The events to write in the same batch; `{number}` in their data is filled in. */
+  events: FinalizeRequest['events'];
+}
+
+export type OfferIssueResult =
+  | { ok: true; number: string; numberSeq: number }
+  | { ok: false; reason: 'reference_gone' | 'subscription_number_taken' };
+
+/**
  * The one door to document numbers: the TenantObject allocates the next number of a type's range
  * in the same D1 batch as the status change, so numbers are gap-free (docs/decisions.md, numbering).
  */
@@ -66,6 +89,8 @@ export interface Numbering {
   finalizeBlock?(docs: (NumberedDocument & { type: string })[], build: (numbers: { number: string; numberSeq: number }[]) => BatchItem<'sqlite'>[]): Promise<{ number: string; numberSeq: number }[]>;
   /** Issues a dunning document: its number, the document, the invoice's change and the events, in one batch. */
   issueDunning(req: DunningIssueRequest): Promise<DunningIssueResult>;
+  /** Creates an offer: its number, the offer, its subscription and the events, in one batch. */
+  issueOffer(req: OfferIssueRequest): Promise<OfferIssueResult>;
 }
 
 /** Numbering outside the TenantObject: through its stub (one RPC per document). */
@@ -76,5 +101,6 @@ export function stubNumbering(env: Env, db: Db): Numbering {
       return tenantObject(env, req.tenantId).finalizeDocument(req);
     },
     issueDunning: (req) => tenantObject(env, req.tenantId).issueDunningDocument(req),
+    issueOffer: (req) => tenantObject(env, req.tenantId).issueOffer(req),
   };
 }

@@ -128,7 +128,7 @@ export function itemRow(
 }
 
 /** Checks the coupons named on a new subscription: enabled, not expired, within their limits and restrictions. */
-async function checkCoupons(ctx: ServiceContext, input: SubscriptionInput, v: Violations) {
+export async function checkCoupons(ctx: ServiceContext, input: SubscriptionInput, v: Violations) {
   if (input.coupons.length === 0) return [];
   const rows = await ctx.db
     .select({
@@ -158,7 +158,12 @@ async function checkCoupons(ctx: ServiceContext, input: SubscriptionInput, v: Vi
   });
 }
 
-export async function checkSubscriptionReferences(ctx: ServiceContext, input: SubscriptionInput, v: Violations) {
+/**
+ * The references of a subscription's fields. `prospect`: a subscription an offer to a prospect
+ * will start once there is a customer (docs/decisions.md, Offers), which names no customer yet and
+ * therefore no payment method or invoice address of one.
+ */
+export async function checkSubscriptionReferences(ctx: ServiceContext, input: SubscriptionInput, v: Violations, options: { prospect?: boolean } = {}) {
   const t = ctx.tenant.id;
   const [customerRows, planRows, groupRows, methodRows, addressRows, defs] = await ctx.db.batch([
     ctx.db.select().from(customers).where(and(eq(customers.tenantId, t), eq(customers.id, input.customer))),
@@ -175,7 +180,10 @@ export async function checkSubscriptionReferences(ctx: ServiceContext, input: Su
     selectCustomFieldDefinitions(ctx.db, t, 'subscription'),
   ]);
   const customer = customerRows[0];
-  if (!customer) v.add('customer', 'No such customer.', 'not_found');
+  if (options.prospect) {
+    if (input.paymentMethod) v.add('paymentMethod', 'A subscription for a prospect has no payment method yet.', 'not_allowed');
+    if (input.invoiceAddress) v.add('invoiceAddress', 'A subscription for a prospect has no invoice address yet.', 'not_allowed');
+  } else if (!customer) v.add('customer', 'No such customer.', 'not_found');
   else if (customer.status !== 'STATUS_ACTIVE') v.add('customer', `The customer is ${customer.status}.`, 'not_active');
   const plan = planRows[0] ?? null;
   if (input.plan && !plan) v.add('plan', 'No such plan.', 'not_found');
@@ -183,9 +191,9 @@ export async function checkSubscriptionReferences(ctx: ServiceContext, input: Su
   const billingGroup = groupRows[0] ?? null;
   if (input.billingGroup && !billingGroup) v.add('billingGroup', 'No such billing group.', 'not_found');
   const paymentMethod = input.paymentMethod ? (methodRows.find((m) => m.id === input.paymentMethod) ?? null) : (methodRows.find((m) => m.isDefault) ?? null);
-  if (input.paymentMethod && !paymentMethod) v.add('paymentMethod', 'No such payment method of this customer.', 'not_found');
+  if (input.paymentMethod && !paymentMethod && !options.prospect) v.add('paymentMethod', 'No such payment method of this customer.', 'not_found');
   const invoiceAddress = addressRows[0] ?? null;
-  if (input.invoiceAddress && !invoiceAddress) v.add('invoiceAddress', 'No such address of this customer.', 'not_found');
+  if (input.invoiceAddress && !invoiceAddress && !options.prospect) v.add('invoiceAddress', 'No such address of this customer.', 'not_found');
   checkCustomFieldValues(defs, input.customFields, v);
   const partner = customer?.partnerId
     ? ((await ctx.db.select().from(customers).where(and(eq(customers.tenantId, t), eq(customers.id, customer.partnerId))).get()) ?? null)
@@ -193,19 +201,57 @@ export async function checkSubscriptionReferences(ctx: ServiceContext, input: Su
   return { customer, partner, plan, billingGroup, paymentMethod, invoiceAddress };
 }
 
-export async function createSubscription(ctx: ServiceContext, input: SubscriptionInput) {
-  const v = new Violations();
-  const refs = await checkSubscriptionReferences(ctx, input, v);
+/** Every rule a new subscription's fields must meet, reported together in `v`; what they name, for `newSubscription`. */
+export async function checkNewSubscription(ctx: ServiceContext, input: SubscriptionInput, v: Violations, options: { prospect?: boolean } = {}) {
+  const refs = await checkSubscriptionReferences(ctx, input, v, options);
   if (input.items.length === 0) v.add('items', 'A subscription needs at least one item.', 'required');
   const catalogue = await checkItems(ctx, input.customer, input.items, 'items', v);
   const couponRows = await checkCoupons(ctx, input, v);
-  v.throwIfAny();
+  return { refs, catalogue, couponRows };
+}
 
+export async function createSubscription(ctx: ServiceContext, input: SubscriptionInput) {
+  const v = new Violations();
+  const checked = await checkNewSubscription(ctx, input, v);
+  v.throwIfAny();
+  const made = await newSubscription(ctx, input, checked, 'draft');
+  const { row } = made;
+  const statements: BatchItem<'sqlite'>[] = [
+    ...made.statements,
+    // A customer (or its invoice address) deleted meanwhile must not be left with a subscription
+    // pointing at it (their deletes check the other way).
+    requireCondition(ctx.db, customerExists(ctx.tenant.id, row.customerId)),
+    ...(row.invoiceAddressId ? [requireCondition(ctx.db, addressExists(ctx.tenant.id, row.customerId, row.invoiceAddressId))] : []),
+  ];
+  try {
+    await runBatch(ctx.db, statements);
+  } catch (err) {
+    if (isUniqueViolation(err, 'number')) throw ApiError.violation('number', 'Another subscription already has this number.', 'not_unique');
+    if (!isGuardFailure(err)) throw err;
+    // Which reference went away meanwhile: the batch wrote nothing, so read what is there now.
+    const customer = await ctx.db.get<{ ok: number }>(sql`SELECT CASE WHEN ${customerExists(ctx.tenant.id, row.customerId)} THEN 1 ELSE 0 END AS ok`);
+    if (!customer?.ok) throw ApiError.violation('customer', 'No such customer.', 'not_found');
+    throw ApiError.violation('invoiceAddress', 'No such address of this customer.', 'not_found');
+  }
+  return made.resource;
+}
+
+/**
+ * A new subscription as it will be written (nothing is stored): its row, items and applied
+ * discounts for an input that passed `checkNewSubscription`. `customer` is its customer's row, or
+ * the stand-in an offer to a prospect is priced for (docs/decisions.md, Offers).
+ */
+export function subscriptionAggregate(
+  ctx: ServiceContext,
+  input: SubscriptionInput,
+  checked: Awaited<ReturnType<typeof checkNewSubscription>>,
+  status: 'draft' | 'offer',
+  number: string,
+  customer: SubscriptionAggregate['customer'],
+): SubscriptionAggregate {
+  const { refs, catalogue, couponRows } = checked;
   const id = newId();
   const now = ctx.now.toISOString();
-  const number =
-    input.number ??
-    formatNumber('S-{number:8}', { number: await nextSequenceValue(ctx.db, ctx.tenant.id, 'subscription', 1), date: ctx.now, timeZone: ctx.tenant.timeZone });
   const plan = refs.plan;
   const row: SubscriptionRow = {
     id,
@@ -213,9 +259,9 @@ export async function createSubscription(ctx: ServiceContext, input: Subscriptio
     number,
     externalId: input.externalId,
     name: input.name ?? plan?.name ?? catalogue.products.get(input.items[0]!.product)?.name ?? number,
-    customerId: refs.customer!.id,
+    customerId: customer.id,
     planId: plan?.id ?? null,
-    status: 'draft',
+    status,
     billingGroupId: input.billingGroup,
     paymentMethodId: input.paymentMethod,
     invoiceAddressId: input.invoiceAddress,
@@ -249,9 +295,9 @@ export async function createSubscription(ctx: ServiceContext, input: Subscriptio
     d: { id: newId(), tenantId: ctx.tenant.id, subscriptionId: id, couponId: c.id, status: 'active' as const, appliedIntervals: 0, createdAt: now },
     c,
   }));
-  const agg: SubscriptionAggregate = {
+  return {
     row,
-    customer: refs.customer!,
+    customer,
     partner: refs.partner,
     plan,
     billingGroup: refs.billingGroup,
@@ -261,28 +307,35 @@ export async function createSubscription(ctx: ServiceContext, input: Subscriptio
     items: items.map((i) => withPrice(i, catalogue)),
     discounts,
   };
+}
+
+/**
+ * The rows of a new subscription whose input passed `checkNewSubscription`, its representation and
+ * the statements that write it with its `subscription.created` event (without the reference
+ * guards, which the caller's batch adds). `offer`: the subscription an offer sells (docs/state-machines.md).
+ */
+export async function newSubscription(
+  ctx: ServiceContext,
+  input: SubscriptionInput,
+  checked: Awaited<ReturnType<typeof checkNewSubscription>>,
+  status: 'draft' | 'offer',
+) {
+  const number =
+    input.number ??
+    formatNumber('S-{number:8}', { number: await nextSequenceValue(ctx.db, ctx.tenant.id, 'subscription', 1), date: ctx.now, timeZone: ctx.tenant.timeZone });
+  const agg = subscriptionAggregate(ctx, input, checked, status, number, checked.refs.customer!);
+  const { row } = agg;
+  // The stored item rows, without the price plan facts the aggregate adds for rendering.
+  const items: ItemRow[] = agg.items.map(({ billingInterval: _b, pricePlanType: _t, payInAdvance: _p, productName: _n, ...item }) => item);
+  const discounts = agg.discounts.map((d) => d.d);
   const resource = renderSubscription(agg, ctx.now);
   const statements: BatchItem<'sqlite'>[] = [
     ctx.db.insert(subscriptions).values(row),
     ...insertRows(ctx.db, subscriptionItems, items),
-    insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: 'subscription.created', resourceId: id, data: resource, now: ctx.now }),
-    // A customer (or its invoice address) deleted meanwhile must not be left with a subscription
-    // pointing at it (their deletes check the other way).
-    requireCondition(ctx.db, customerExists(ctx.tenant.id, row.customerId)),
-    ...(row.invoiceAddressId ? [requireCondition(ctx.db, addressExists(ctx.tenant.id, row.customerId, row.invoiceAddressId))] : []),
+    ...insertRows(ctx.db, appliedDiscounts, discounts),
+    insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: 'subscription.created', resourceId: row.id, data: resource, now: ctx.now }),
   ];
-  statements.push(...insertRows(ctx.db, appliedDiscounts, discounts.map((d) => d.d)));
-  try {
-    await runBatch(ctx.db, statements);
-  } catch (err) {
-    if (isUniqueViolation(err, 'number')) throw ApiError.violation('number', 'Another subscription already has this number.', 'not_unique');
-    if (!isGuardFailure(err)) throw err;
-    // Which reference went away meanwhile: the batch wrote nothing, so read what is there now.
-    const customer = await ctx.db.get<{ ok: number }>(sql`SELECT CASE WHEN ${customerExists(ctx.tenant.id, row.customerId)} THEN 1 ELSE 0 END AS ok`);
-    if (!customer?.ok) throw ApiError.violation('customer', 'No such customer.', 'not_found');
-    throw ApiError.violation('invoiceAddress', 'No such address of this customer.', 'not_found');
-  }
-  return resource;
+  return { row, items, discounts, resource, statements };
 }
 
 /** An item row with the price plan facts its representation shows. */

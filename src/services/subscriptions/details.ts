@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, inArray, not, sql } from 'drizzle-orm';
 import { isGuardFailure, requireCondition, requirePreviousChange } from '../../db/client';
 import { addressExists } from '../customers/guards';
 import { requireCustomerPaymentMethod } from '../customers/payment-methods';
@@ -102,23 +102,40 @@ export async function orderProducts(ctx: ServiceContext, id: string, input: Orde
   ).resource;
 }
 
+/** SQL: an offer sells the subscription (docs/decisions.md, Offers); it goes with its offer, not on its own. */
+export function offered(tenantId: string, subscriptionId: string) {
+  return sql`EXISTS (SELECT 1 FROM offers WHERE tenant_id = ${tenantId} AND subscription_id = ${subscriptionId})`;
+}
+
 export async function deleteSubscription(ctx: ServiceContext, id: string) {
   const before = await loadSubscription(ctx, id);
   requireAction(before, 'delete');
-  const t = ctx.tenant.id;
+  if ((await ctx.db.get<{ n: number }>(sql`SELECT ${offered(ctx.tenant.id, id)} AS n`))?.n) {
+    throw ApiError.conflict('The subscription belongs to an offer; delete the offer (while it is open) instead.', 'offer-subscription');
+  }
   try {
     await ctx.db.batch([
-      ctx.db.delete(subscriptions).where(and(eq(subscriptions.tenantId, t), eq(subscriptions.id, id), inArray(subscriptions.status, ['draft', 'offer']))),
+      ctx.db
+        .delete(subscriptions)
+        .where(and(eq(subscriptions.tenantId, ctx.tenant.id), eq(subscriptions.id, id), inArray(subscriptions.status, ['draft', 'offer']), not(offered(ctx.tenant.id, id)))),
       requirePreviousChange(ctx.db),
-      ctx.db.delete(subscriptionItems).where(and(eq(subscriptionItems.tenantId, t), eq(subscriptionItems.subscriptionId, id))),
-      ctx.db.delete(appliedDiscounts).where(and(eq(appliedDiscounts.tenantId, t), eq(appliedDiscounts.subscriptionId, id))),
-      ctx.db.delete(subscriptionComments).where(and(eq(subscriptionComments.tenantId, t), eq(subscriptionComments.subscriptionId, id))),
-      insertEvent(ctx.db, { tenantId: t, type: 'subscription.deleted', resourceId: id, data: { id, number: before.row.number }, now: ctx.now }),
+      ...subscriptionDeletion(ctx, id, before.row.number),
     ]);
   } catch (err) {
     if (isGuardFailure(err)) throw ApiError.conflict('Only draft subscriptions can be deleted.', 'invalid-transition');
     throw err;
   }
+}
+
+/** What goes with a deleted (draft or offer) subscription: its items, discounts and comments, and the event. */
+export function subscriptionDeletion(ctx: ServiceContext, id: string, number: string) {
+  const t = ctx.tenant.id;
+  return [
+    ctx.db.delete(subscriptionItems).where(and(eq(subscriptionItems.tenantId, t), eq(subscriptionItems.subscriptionId, id))),
+    ctx.db.delete(appliedDiscounts).where(and(eq(appliedDiscounts.tenantId, t), eq(appliedDiscounts.subscriptionId, id))),
+    ctx.db.delete(subscriptionComments).where(and(eq(subscriptionComments.tenantId, t), eq(subscriptionComments.subscriptionId, id))),
+    insertEvent(ctx.db, { tenantId: t, type: 'subscription.deleted', resourceId: id, data: { id, number }, now: ctx.now }),
+  ];
 }
 
 export async function addComment(ctx: ServiceContext, id: string, text: string, author: string | null): Promise<SubscriptionComment> {

@@ -1,7 +1,7 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { Dec } from '../../billing/money';
-import { isUniqueViolation } from '../../db/client';
+import { isUniqueViolation, requireCondition } from '../../db/client';
 import { commitGuarded, type ChangeEvent } from '../../db/commit';
 import { insertRows } from '../../db/insert';
 import { subscriptionItems, subscriptions } from '../../db/schema';
@@ -56,7 +56,13 @@ export async function updateSubscription(ctx: ServiceContext, id: string, input:
   const defs = await selectCustomFieldDefinitions(ctx.db, ctx.tenant.id, 'subscription');
   checkCustomFieldValues(defs, input.customFields, v);
   const descriptive = { name: input.name ?? r.name, externalId: input.externalId, poNumber: input.poNumber, customFields: input.customFields };
-  if (r.status !== 'draft') {
+  // What an offer's signers read and sign must not change under them (docs/decisions.md, Offers).
+  const frozen = sql`EXISTS (SELECT 1 FROM offers WHERE tenant_id = ${ctx.tenant.id} AND subscription_id = ${id} AND status IN ('signing', 'signed'))`;
+  if (r.status === 'offer' && (await ctx.db.get<{ n: number }>(sql`SELECT ${frozen} AS n`))?.n) {
+    throw ApiError.conflict('The subscription belongs to an offer that is being signed or is signed; cancel its signing first (PUT /offers/{id}/cancel-signing).', 'offer-signing');
+  }
+  if (r.status === 'offer' && input.customer !== r.customerId) v.add('customer', "An offer's subscription keeps the offer's customer.", 'fixed');
+  if (r.status !== 'draft' && r.status !== 'offer') {
     const sameItems =
       JSON.stringify(input.items.map((i) => [i.product, i.pricePlan, new Dec(i.quantity).toString()])) ===
       JSON.stringify(before.items.filter((i) => i.type === 'item').map((i) => [i.productId, i.pricePlanId, new Dec(i.quantity).toString()]));
@@ -109,6 +115,8 @@ export async function updateSubscription(ctx: ServiceContext, id: string, input:
         statements: [
           ctx.db.delete(subscriptionItems).where(and(eq(subscriptionItems.tenantId, ctx.tenant.id), eq(subscriptionItems.subscriptionId, id))),
           ...insertRows(ctx.db, subscriptionItems, items),
+          // An offer that started signing meanwhile freezes it.
+          ...(r.status === 'offer' ? [requireCondition(ctx.db, sql`NOT ${frozen}`)] : []),
         ],
         after: {
           customer: refs.customer ?? before.customer,
