@@ -19,13 +19,14 @@ export default defineProject({
         // Rate limits (docs/decisions.md, Rate limits): tenants made by tests are on `enterprise`, far
         // beyond any test's burst; test/http/rate-limit.test.ts moves its tenants to the small plans,
         // and sends CF-Connecting-IP for the public limits (a request without it, as every other test
-        // sends, is not limited). Windows of 10 s keep the tests that wait for one short.
+        // sends, is not limited; the offer tests send a new one per test). Windows of 10 s keep the tests
+        // that wait for one short.
         ratelimits: {
           LIMITER_PLAN_FREE: { namespace_id: '1001', simple: { limit: 4, period: 10 } },
           LIMITER_PLAN_STANDARD: { namespace_id: '1002', simple: { limit: 7, period: 10 } },
           LIMITER_PLAN_ENTERPRISE: { namespace_id: '1003', simple: { limit: 1_000_000, period: 60 } },
-          LIMITER_PUBLIC: { namespace_id: '1004', simple: { limit: 6, period: 10 } },
-          LIMITER_PUBLIC_CREATE: { namespace_id: '1005', simple: { limit: 3, period: 10 } },
+          LIMITER_PUBLIC: { namespace_id: '1004', simple: { limit: 30, period: 10 } },
+          LIMITER_PUBLIC_CREATE: { namespace_id: '1005', simple: { limit: 15, period: 10 } },
         },
         bindings: {
           TEST_MIGRATIONS: await readD1Migrations('./migrations'),
@@ -43,8 +44,8 @@ export default defineProject({
           // The same figures as the ratelimits above, which enforce them.
           RATE_LIMIT_PLANS: 'free:4/10,standard:7/10,enterprise:1000000/60',
           DEFAULT_TENANT_PLAN: 'enterprise',
-          RATE_LIMIT_PUBLIC: '6/10',
-          RATE_LIMIT_PUBLIC_CREATE: '3/10',
+          RATE_LIMIT_PUBLIC: '30/10',
+          RATE_LIMIT_PUBLIC_CREATE: '15/10',
         },
       },
     })),

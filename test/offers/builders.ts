@@ -63,7 +63,13 @@ export async function lastCode(t: TestTenant, to: string): Promise<string> {
   return code!;
 }
 
+/** The browser a test signs from. Its address is new for each test (newVisitorAddress): public routes are rate limited per address. */
 export const visitor = { 'CF-Connecting-IP': '203.0.113.7', 'User-Agent': 'OfferTest/1.0' };
+let visitors = 0;
+export function newVisitorAddress() {
+  visitors++;
+  visitor['CF-Connecting-IP'] = `203.0.${113 + (visitors >> 8)}.${visitors & 255}`;
+}
 export const publicGet = (token: string) => api(`/public/offers/${token}`, { headers: visitor });
 export const requestCode = (token: string) => api(`/public/offers/${token}/signing-code`, { method: 'POST', headers: visitor });
 export const sign = (token: string, body: Record<string, unknown>) => api(`/public/offers/${token}/sign`, { method: 'POST', body, headers: visitor });

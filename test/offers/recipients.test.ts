@@ -1,12 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { api, countRows, del, eventsOf, expect422, expectProblem, get, post, put, query } from '../support/api';
 import { createCustomer, createTenant, created, ok } from '../support/builders';
-import { addRecipient, createOffer, linkOf, mailsTo, publicGet } from './builders';
+import { addRecipient, createOffer, linkOf, mailsTo, publicGet, newVisitorAddress } from './builders';
 
 // Recipients (spec §2.6 Offer recipient): readers and signers with their own unguessable link,
 // shown to the tenant by GET /offers/{id} only, and the invitation through the mail interface.
 
 describe('offer recipients', () => {
+  beforeEach(newVisitorAddress);
   it('adds readers and signers, one per e-mail address, each with a link of its own', async () => {
     const t = await createTenant();
     const customer = await createCustomer(t);

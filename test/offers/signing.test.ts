@@ -1,11 +1,11 @@
 import { env } from 'cloudflare:workers';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/lib/crypto';
 import { sweepOffers } from '../../src/services/offers/signing';
 import { api, download, eventsOf, expect422, expectProblem, expectStatus, get, put, query, sweepOf, type TestTenant } from '../support/api';
 import { createCustomer, createTenant, created, ok, setClock } from '../support/builders';
 import { pdfText } from '../support/oracles';
-import { addRecipient, createOffer, lastCode, linkOf, mailsTo, offerCatalogue, offerSubscription, publicGet, requestCode, sign, signAs, visitor } from './builders';
+import { addRecipient, createOffer, lastCode, linkOf, mailsTo, offerCatalogue, offerSubscription, publicGet, requestCode, sign, signAs, visitor, newVisitorAddress } from './builders';
 
 // The recipient's side (spec §4.1 GET /public/offers/{id}) and what signing does: every step in
 // the signing log, a one-time code to the signer's e-mail and the typed name, the offer signed
@@ -29,6 +29,8 @@ async function offerFor(t: TestTenant, extra: Record<string, unknown> = {}) {
   const offer = await created(createOffer(t, { customer: customer.id, name: 'Team licence', sections: ['<h2>Scope</h2><p>All <strong>features</strong>.</p>'], subscription: offerSubscription(c), ...extra }));
   return { c, customer, offer };
 }
+
+beforeEach(newVisitorAddress);
 
 describe('reading an offer through its link', () => {
   it('shows the public offer with line items priced by billing, and logs each view with IP and user agent', async () => {
@@ -64,7 +66,7 @@ describe('reading an offer through its link', () => {
     expectStatus(await api(`/public/offers/${token}`, { headers: { 'CF-Connecting-IP': '198.51.100.4', 'User-Agent': 'Other/2.0' } }), 200);
     const [r] = (await ok(get(t, `/offers/${offer.id}`))).recipients;
     expect(r.signingLog).toEqual([
-      { at: '2026-03-10T09:00:00.000Z', action: 'viewed', ip: '203.0.113.7', userAgent: 'OfferTest/1.0' },
+      { at: '2026-03-10T09:00:00.000Z', action: 'viewed', ip: visitor['CF-Connecting-IP'], userAgent: 'OfferTest/1.0' },
       { at: '2026-03-10T09:00:00.000Z', action: 'viewed', ip: '198.51.100.4', userAgent: 'Other/2.0' },
     ]);
     expect(r.signingStatus).toBe('started');
@@ -195,7 +197,7 @@ describe('signing', () => {
     const auditText = await text(audit);
     expect(auditText).toContain(`SHA-256: ${hash}`);
     expect(auditText).toContain('AN-000001-signed.pdf');
-    for (const expected of ['Invitation e-mailed', 'Offer opened', 'Code e-mailed', 'Signed (code', 'IP 203.0.113.7', 'OfferTest/1.0', 'Clara Chef <ceo@kaeufer.example>', 'cc@kaeufer.example', 'by the seller']) {
+    for (const expected of ['Invitation e-mailed', 'Offer opened', 'Code e-mailed', 'Signed (code', `IP ${visitor['CF-Connecting-IP']}`, 'OfferTest/1.0', 'Clara Chef <ceo@kaeufer.example>', 'cc@kaeufer.example', 'by the seller']) {
       expect(auditText).toContain(expected);
     }
     // R2 holds the bytes the media rows describe.
