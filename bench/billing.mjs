@@ -30,6 +30,8 @@
 //   BENCH_BILLING_WEBHOOK_EVENTS events the bench's webhook subscribes to, comma-separated (default
 //                                invoice.finalized; * for all; none for no webhook)
 //   BENCH_BILLING_DELIVERY_WAIT_SECONDS  how long to wait for the receiver after the run (default 900)
+//   BENCH_BILLING_D1_METER=1     count the D1 rows the run reads and writes (D1_METER, src/db/meter.ts;
+//                                a metered run reads twice, so its time is not the run's)
 //   BENCH_PROFILE=<file>         sync mode: CPU profile of the Worker during the run, summary in <file>,
 //                                the raw profile in <file>.cpuprofile (Chrome DevTools); BENCH_INSPECTOR_PORT (9339)
 
@@ -63,7 +65,8 @@ function readBillingConfig() {
   const pollMs = Math.floor(envInt('BENCH_BILLING_POLL_MS', 1000, 100));
   const webhookEvents = (process.env.BENCH_BILLING_WEBHOOK_EVENTS ?? 'invoice.finalized').split(',').map((e) => e.trim()).filter(Boolean);
   const deliveryWaitSeconds = envInt('BENCH_BILLING_DELIVERY_WAIT_SECONDS', 900, 0);
-  return { subscriptions, mode, timeoutSeconds, pollMs, webhookEvents: webhookEvents.includes('none') ? [] : webhookEvents, deliveryWaitSeconds };
+  const d1Meter = ['1', 'true', 'yes'].includes(process.env.BENCH_BILLING_D1_METER ?? '');
+  return { subscriptions, mode, timeoutSeconds, pollMs, webhookEvents: webhookEvents.includes('none') ? [] : webhookEvents, deliveryWaitSeconds, d1Meter };
 }
 
 /** Multi-row INSERTs of `rows` (objects with the same keys) into `table`, ROWS_PER_INSERT at a time. */
@@ -512,6 +515,32 @@ export async function billingRun(ctx, { auth, N, mode, timeoutSeconds, pollMs, p
   };
 }
 
+/**
+ * What the run read and wrote in D1: each invocation of the run logs the isolate's meter at its start
+ * and end (src/db/meter.ts); the sum of the differences. Includes what else ran in those moments in
+ * the same isolate (the probes' reads: a few rows each).
+ */
+function d1MeterOfRun(logs, runId) {
+  const marks = [];
+  for (const line of logs.split('\n')) {
+    const at = line.indexOf('{"level"');
+    if (at < 0 || !line.includes('"d1Meter"')) continue;
+    try {
+      const entry = JSON.parse(line.slice(at));
+      if (entry.billingRun === runId) marks.push(entry);
+    } catch {
+      // not one of ours
+    }
+  }
+  const total = { rowsRead: 0, rowsWritten: 0, statements: 0, uncounted: 0, invocations: 0 };
+  for (let i = 0; i + 1 < marks.length; i++) {
+    if (marks[i].at !== 'invocation start' || marks[i + 1].at !== 'invocation end') continue;
+    for (const k of ['rowsRead', 'rowsWritten', 'statements', 'uncounted']) total[k] += marks[i + 1].d1Meter[k] - marks[i].d1Meter[k];
+    total.invocations++;
+  }
+  return total.invocations ? total : null;
+}
+
 /** Completes `numbering` from the check: numbered/s only when every invoice was numbered. */
 export function finishNumbering(numbering, check, N) {
   const allNumbered = check.numbered === N && check.drafts === 0;
@@ -555,9 +584,12 @@ export const billingSection = {
 
     // 2. N-1 copies written straight into the local D1 while the dev server is stopped.
     let seed;
-    await server.restart(async () => {
-      seed = await seedFromTemplate(local, template, N);
-    });
+    await server.restart(
+      async () => {
+        seed = await seedFromTemplate(local, template, N);
+      },
+      cfg.d1Meter ? { vars: { D1_METER: '1' } } : {},
+    );
     log(`billing: seeded in ${seed.seconds.toFixed(1)} s: ${JSON.stringify(seed)}; server restarted`);
 
     // 3. The run, with progress and memory sampled alongside.
@@ -569,6 +601,9 @@ export const billingSection = {
       pollMs: cfg.pollMs,
       probeCustomerId: template.customer.id,
     });
+
+    const d1 = cfg.d1Meter ? d1MeterOfRun(server.logs(), run.id) : null;
+    if (d1) log(`billing: D1 rows read ${d1.rowsRead}, written ${d1.rowsWritten} in ${d1.statements} statements over ${d1.invocations} invocations (${d1.uncounted} writes through raw() not counted)`);
 
     // 3b. Webhooks: deliveries written by the run's end (published within the run), then delivered.
     let webhooks = null;
@@ -593,10 +628,13 @@ export const billingSection = {
 
     // 4. The check, with the server stopped again (then started for any later section).
     let check;
-    await server.restart(async () => {
-      log('billing: checking invoices and numbers in the local D1…');
-      check = await verify(local, tenantId, N);
-    });
+    await server.restart(
+      async () => {
+        log('billing: checking invoices and numbers in the local D1…');
+        check = await verify(local, tenantId, N);
+      },
+      cfg.d1Meter ? { vars: {} } : {},
+    );
     log(`billing: check ${check.ok ? 'passed' : `FAILED: ${check.failures.join('; ')}`}`);
     finishNumbering(numbering, check, N);
 
@@ -611,6 +649,7 @@ export const billingSection = {
       cpu: { workerdSeconds: cpu.workerd, msPerInvoice: (cpu.workerd * 1000) / Math.max(1, run.invoicesCreated), othersSeconds: cpu.others },
       probes,
       webhooks,
+      d1,
       run: { id: run.id, status: run.status, itemsBilled: run.itemsBilled, invoicesCreated: run.invoicesCreated, errors: run.errors, lastError: run.lastError },
       numbering,
       memory,

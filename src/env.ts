@@ -54,6 +54,8 @@ export interface Env {
   OPEN_BANKING_PROVIDER?: string;
   /** `queue` (default): finalized invoices with an automatic payment method are collected by a job; `off`: only by API. */
   PAYMENT_COLLECTION?: string;
+  /** `1`: count D1 rows read and written and log them per billing run (src/db/meter.ts; benchmarks only). */
+  D1_METER?: string;
   /** Days events, their webhook deliveries and shared documents are kept (default 30; src/events/retention.ts). */
   EVENT_RETENTION_DAYS?: string;
   /**

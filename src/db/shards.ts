@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Env } from '../env';
 import { createDb, type Db } from './client';
+import { metered } from './meter';
 
 // Shards: the D1 databases that hold tenants' data, and how a request reaches one of them
 // (docs/decisions.md, Tenancy and shards). Which shard a tenant lives on is the directory's
@@ -39,7 +40,7 @@ export function isShard(env: Env, name: string): boolean {
 export function binding(env: Env, shard: string): D1Database {
   const b = (env as unknown as Record<string, unknown>)[shard] as Partial<D1Database> | undefined;
   if (!b || typeof b.prepare !== 'function' || typeof b.withSession !== 'function') throw new Error(`shard ${shard} has no D1 binding`);
-  return b as D1Database;
+  return metered(b as D1Database, env.D1_METER === '1');
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import { logError, safeErrorMessage } from '../../lib/log';
 import { tenantObject } from '../../objects/tenant-stub';
 import { yieldToRequests } from '../../lib/yield';
 import { PUBLISH_BATCH, publishOutbox } from '../../events/publish';
+import { logD1Meter } from '../../db/meter';
 
 type RunRow = typeof billingRuns.$inferSelect;
 
@@ -122,6 +123,8 @@ async function billOne(ctx: ServiceContext, tally: Tally, row: SubscriptionRow, 
  */
 export async function continueRun(ctx: ServiceContext, run: RunRow, cursor: string, budget: RunBudget, clock: () => number): Promise<string | null> {
   const started = clock();
+  const metering = ctx.env.D1_METER === '1';
+  if (metering) logD1Meter({ billingRun: run.id, at: 'invocation start' });
   const tally: Tally = { items: 0, invoices: 0, errors: 0, lastError: null };
   if (cursor === '') {
     // A run that died between writing an invoice and finalizing it left a draft behind: finish it.
@@ -168,6 +171,7 @@ export async function continueRun(ctx: ServiceContext, run: RunRow, cursor: stri
       ...(next === null ? { status: errors > 0 && invoices === 0 && items === 0 ? ('failed' as const) : ('completed' as const), finishedAt: ctx.now.toISOString() } : {}),
     })
     .where(and(eq(billingRuns.tenantId, ctx.tenant.id), eq(billingRuns.id, run.id)));
+  if (metering) logD1Meter({ billingRun: run.id, at: 'invocation end', invoices });
   return next;
 }
 
