@@ -4,9 +4,10 @@
 // are on `enterprise`, and requests without CF-Connecting-IP are not limited per address.
 import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, api, countRows, expectProblem, expectStatus, get, unique, type ApiResponse, type TestTenant } from '../support/api';
+import { ADMIN_TOKEN, api, countRows, expectProblem, expectStatus, get, post, unique, type ApiResponse, type TestTenant } from '../support/api';
 import { createTenant, keyWith } from '../support/builders';
 import { checkoutCatalogue } from '../checkout/builders';
+import { addRecipient, linkOf, offerCatalogue, offerSubscription } from '../offers/builders';
 
 interface Figures {
   q: number;
@@ -306,6 +307,32 @@ describe('Rate limits per client address on public routes', () => {
     const cartPage = await page(opened[0]!);
     expect(cartPage.status).toBe(200);
     expect(limitOf(cartPage)).toMatchObject({ name: 'public', q: PUBLIC.q });
+  });
+
+  it("limits an offer's page and routes per address: asking for a signing code counts as making state", async () => {
+    const t = await createTenant();
+    const c = await offerCatalogue(t);
+    const customer = await post(t, '/customers', { email: `${unique('buyer')}@example.com`, countryCode: 'DE' });
+    const offer = await post(t, '/offers', { customer: customer.body.id, name: 'Limits', subscription: offerSubscription(c) });
+    expectStatus(offer, 201);
+    await addRecipient(t, offer.body.id, { email: 'signer@example.com', firstName: 'Sina', lastName: 'Signer', role: 'sign' });
+    const token = await linkOf(t, offer.body.id, 'signer@example.com');
+    const ip = address();
+    const code = await api(`/public/offers/${token}/signing-code`, { method: 'POST', headers: { 'CF-Connecting-IP': ip } });
+    expectStatus(code, 200);
+    expect(limitOf(code)).toMatchObject({ name: 'public-create', q: CREATE.q });
+    await roomInWindow(PUBLIC.w);
+    for (let i = 0; i < PUBLIC.q; i++) {
+      const res = await exportsFetch(`/offer/${token}`, { 'CF-Connecting-IP': ip });
+      expect(res.status).toBe(200);
+      expect(limitOf(res)).toMatchObject({ name: 'public' });
+    }
+    const refused = await exportsFetch(`/offer/${token}?lang=en`, { 'CF-Connecting-IP': ip });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('Retry-After'))).toBeGreaterThanOrEqual(1);
+    expect(await refused.text()).toContain('Too many requests');
+    // Another address reads on.
+    expect((await exportsFetch(`/offer/${token}`, { 'CF-Connecting-IP': address() })).status).toBe(200);
   });
 });
 

@@ -3,6 +3,7 @@ import { Hono, type Context } from 'hono';
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import type { AppEnv } from '../../http/context';
 import { ApiError, type Violation } from '../../http/errors';
+import { rateDecision, withRateLimitHeaders, type PublicLimit } from '../../http/rate-limit';
 import { visitorOf } from '../../http/visitor';
 import { logError } from '../../lib/log';
 import type { PublicOffer } from '../../schemas/offers';
@@ -64,6 +65,20 @@ function errorPage(c: PageContext, token: string, err: unknown): Response {
   return html(c, <MessagePage {...p} title={p.t.errorTitle} message={p.t.error} />, p.lang, 500);
 }
 
+/**
+ * A page under the public rate limit of its client address, like the JSON routes (docs/decisions.md,
+ * Rate limits): refused, the visitor gets a page saying when to try again (429, Retry-After).
+ */
+async function limited(c: PageContext, rule: PublicLimit, answer: () => Promise<Response>): Promise<Response> {
+  const decision = await rateDecision(c, rule);
+  if (!decision) return answer();
+  if (!decision.allowed) {
+    const p = page(c, c.req.param('token') ?? '');
+    return withRateLimitHeaders(html(c, <MessagePage {...p} title={p.t.rateLimitedTitle} message={p.t.rateLimited(decision.reset)} />, p.lang, 429), decision);
+  }
+  return withRateLimitHeaders(await answer(), decision);
+}
+
 function signState(offer: PublicOffer, form: FormState = emptyForm(), notice: string | null = null): SignState {
   const email = maskEmail(offer.recipient.email);
   return { form, email, codeSentTo: offer.recipient.signingStatus === 'pending' ? email : null, notice };
@@ -120,7 +135,7 @@ offerPages.get('/offer-assets/:file', (c) => {
   });
 });
 
-offerPages.get('/offer/:token', async (c) => {
+offerPages.get('/offer/:token', (c) => limited(c, 'public', async () => {
   const token = c.req.param('token');
   if (!TOKEN.test(token)) return errorPage(c, token, ApiError.notFound('Offer'));
   try {
@@ -129,9 +144,9 @@ offerPages.get('/offer/:token', async (c) => {
   } catch (err) {
     return errorPage(c, token, err);
   }
-});
+}));
 
-offerPages.post('/offer/:token/code', async (c) => {
+offerPages.post('/offer/:token/code', (c) => limited(c, 'public-create', async () => {
   const token = c.req.param('token');
   if (!TOKEN.test(token)) return errorPage(c, token, ApiError.notFound('Offer'));
   const form = await readForm(c, token);
@@ -148,9 +163,9 @@ offerPages.post('/offer/:token/code', async (c) => {
     if (err instanceof ApiError && (err.status === 409 || err.status === 403)) return toPage(c, token);
     return errorPage(c, token, err);
   }
-});
+}));
 
-offerPages.post('/offer/:token/sign', async (c) => {
+offerPages.post('/offer/:token/sign', (c) => limited(c, 'public', async () => {
   const token = c.req.param('token');
   if (!TOKEN.test(token)) return errorPage(c, token, ApiError.notFound('Offer'));
   const form = await readForm(c, token);
@@ -175,4 +190,4 @@ offerPages.post('/offer/:token/sign', async (c) => {
     if (err instanceof ApiError && (err.status === 409 || err.status === 403)) return toPage(c, token);
     return errorPage(c, token, err);
   }
-});
+}));

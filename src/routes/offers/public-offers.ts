@@ -42,6 +42,8 @@ publicOfferRoutes.openapi(
     method: 'post',
     path: '/public/offers/{id}/signing-code',
     access: 'public',
+    // It mails a code: limited like the other public routes that make state.
+    rateLimit: 'public-create',
     tags,
     summary: 'Send a signing code',
     description: "A one-time code to the signer's e-mail address (valid 10 minutes, 5 tries; at most 5 codes an hour, then 429). The first code of an open offer starts its signing.",
