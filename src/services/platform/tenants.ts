@@ -1,3 +1,4 @@
+import { principalCache } from '../../http/principal-cache';
 import { count, desc, eq } from 'drizzle-orm';
 import { inJson, type Tenant } from '../../db/client';
 import { directoryDb, tenantShard } from '../../db/directory';
@@ -82,6 +83,8 @@ export async function setTenantPlan(env: Env, tenantId: string, plan: string): P
   if (shard === undefined) throw ApiError.notFound('Tenant');
   const row = await openShard(env, shard).update(tenants).set({ plan }).where(eq(tenants.id, tenantId)).returning().get();
   if (!row) throw ApiError.notFound('Tenant');
+  // Remembered keys carry their tenant's plan: this isolate sees the new one at once, others within the cache's TTL.
+  principalCache.invalidateTenant(tenantId);
   return renderTenant(row, shard);
 }
 
