@@ -22,7 +22,10 @@ export const events = sqliteTable(
   },
   (t) => [
     index('events_tenant_idx').on(t.tenantId, t.createdAt),
-    index('events_unpublished_idx').on(t.publishedAt, t.createdAt),
+    // The outbox: only unpublished events, in publishing order per tenant. With an index of every
+    // event by tenant, SQLite chose that one for a tenant's outbox and read all its published events
+    // on every publish (640 rows read per invoice in a billing run with a webhook).
+    index('events_outbox_idx').on(t.tenantId, t.createdAt, t.id).where(sql`published_at IS NULL`),
     // Which events still point to a shared document (the retention purge keeps those documents).
     index('events_document_idx').on(t.documentId).where(sql`document_id IS NOT NULL`),
   ],
