@@ -98,6 +98,7 @@ function build(app: OpenAPIHono<AppEnv>) {
     info: { title: 'Edge billing API', version: '0.1.0', description },
     tags: TAGS.map(([name, text]) => ({ name, description: text })),
   });
+  nullableRefs(doc);
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
       const op = item[method];
@@ -110,4 +111,24 @@ function build(app: OpenAPIHono<AppEnv>) {
     }
   }
   return doc;
+}
+
+/**
+ * The generator writes a nullable reference (`Schema.nullable()`) as `allOf: [{$ref}, {type:
+ * ["object", "null"]}]`, which no null satisfies (the reference demands an object) and which typed
+ * clients read as "object and (object or null)". It means `anyOf: [{$ref}, {type: "null"}]`.
+ */
+function nullableRefs(node: unknown): void {
+  if (!node || typeof node !== 'object') return;
+  const n = node as Record<string, unknown>;
+  const allOf = n.allOf;
+  if (Array.isArray(allOf) && allOf.length === 2) {
+    const [ref, nullable] = allOf as Record<string, unknown>[];
+    const type = nullable?.type;
+    if (ref?.$ref && nullable && Object.keys(nullable).length === 1 && Array.isArray(type) && type.includes('null')) {
+      delete n.allOf;
+      n.anyOf = [ref, { type: 'null' }];
+    }
+  }
+  for (const value of Object.values(n)) nullableRefs(value);
 }

@@ -40884,10 +40884,10 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             businessCustomer: boolean;
-            defaultAddress: components["schemas"]["Address"] & (Record<string, never> | null);
-            defaultInvoiceAddress: components["schemas"]["Address"] & (Record<string, never> | null);
-            defaultEmailAddress: components["schemas"]["EmailAddress"] & (Record<string, never> | null);
-            defaultInvoiceEmailAddress: components["schemas"]["EmailAddress"] & (Record<string, never> | null);
+            defaultAddress: components["schemas"]["Address"] | null;
+            defaultInvoiceAddress: components["schemas"]["Address"] | null;
+            defaultEmailAddress: components["schemas"]["EmailAddress"] | null;
+            defaultInvoiceEmailAddress: components["schemas"]["EmailAddress"] | null;
             defaultPaymentMethod: components["schemas"]["PaymentMethodSummary"];
             contactPerson: {
                 id: string;
@@ -41755,7 +41755,7 @@ export interface components {
             }[];
             paymentMethod: components["schemas"]["PaymentMethodSummary"];
             defaultPaymentMethod: boolean;
-            invoiceAddress: components["schemas"]["Address"] & (Record<string, never> | null);
+            invoiceAddress: components["schemas"]["Address"] | null;
             defaultInvoiceAddress: boolean;
             poNumber: string | null;
             contractDetails: {
@@ -41770,7 +41770,7 @@ export interface components {
             lastBillingAt: string | null;
             cancellationDate: string | null;
             cancelledAt: string | null;
-            cancellationReason: components["schemas"]["CancellationReason"] & (Record<string, never> | null);
+            cancellationReason: components["schemas"]["CancellationReason"] | null;
             /** @description The cancellation reason when it was given as free text (not a reason id or code) */
             cancellationReasonText: string | null;
             isCancellationPending: boolean;
