@@ -1,6 +1,8 @@
-// A local endpoint for the demo tenant's webhook: it verifies each delivery's Standard Webhooks
-// signature with the endpoint's secret and appends one line per event to a log file, so
+// A local endpoint for the demo tenant's webhook: it verifies each delivery both ways the API signs
+// it (Standard Webhooks, and Fynn's X-Webhook-Signature: hex HMAC-SHA256 of the body keyed with the
+// secret string; docs/guides/webhooks.md) and appends one line per event to a log file, so
 // `npm run dev` shows what the API sends without an outside service.
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { Webhook } from 'standardwebhooks';
@@ -23,10 +25,14 @@ export function startWebhookCatcher({ port, logFile, secret }) {
       if (key) {
         try {
           new Webhook(key).verify(body, req.headers);
-          verdict = 'signature ok';
+          verdict = 'standard-webhooks ok';
         } catch (err) {
-          verdict = `signature refused (${err.message})`;
+          verdict = `standard-webhooks refused (${err.message})`;
         }
+        const expected = createHmac('sha256', key).update(body).digest('hex');
+        const header = String(req.headers['x-webhook-signature'] ?? '');
+        const fynnOk = header.length === expected.length && timingSafeEqual(Buffer.from(header), Buffer.from(expected));
+        verdict += fynnOk ? ', x-webhook-signature ok' : ', x-webhook-signature refused';
       }
       appendFileSync(logFile, `${new Date().toISOString()} ${type} ${req.headers['webhook-id'] ?? ''} ${verdict}\n`);
       res.writeHead(204).end();
