@@ -207,6 +207,7 @@ async function onceEach(ctx, name, items, concurrency, request) {
   let errors = 0;
   const answers = new Array(items.length);
   const res = await pool({
+    label: name,
     total: items.length,
     concurrency,
     signal: ctx.signal,
@@ -272,6 +273,7 @@ async function renderPart(ctx, cfg) {
   log(`documents: tenant ${t.tenantId}, customer ${customer.id} (${cfg.eInvoiceType}); creating and finalizing ${cfg.invoices} invoices of ${cfg.minPositions}-${cfg.maxPositions} positions…`);
 
   const created = await pool({
+    label: 'invoices',
     total: cfg.invoices,
     concurrency: cfg.concurrency,
     signal: ctx.signal,

@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { projectShards } from '../scripts/lib/shards.mjs';
 import autocannon from 'autocannon';
+import cliProgress from 'cli-progress';
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -319,7 +320,23 @@ function loadLoop({ baseUrl, makeRequest, concurrency, timeoutMs = 30_000, isOk 
  * returns { results (index → value or undefined), failures: [{ i, error }], elapsedMs }.
  * Stops early on `signal` or after `maxFailures` failures.
  */
-export async function pool({ total, concurrency, task, signal, maxFailures = Infinity, onProgress }) {
+/**
+ * A progress bar on stderr for `total` steps when a person watches (stderr is a terminal), else
+ * nothing: logs and CI keep their lines. `tick(done)` moves it, `stop()` ends the line.
+ */
+export function progressBar(label, total) {
+  if (!process.stderr.isTTY || total <= 0) return { tick: () => {}, stop: () => {} };
+  const bar = new cliProgress.SingleBar(
+    { format: `${label} {bar} {value}/{total} {eta_formatted}`, stream: process.stderr, hideCursor: true, etaBuffer: 50 },
+    cliProgress.Presets.shades_classic,
+  );
+  bar.start(total, 0);
+  return { tick: (done) => bar.update(done), stop: () => bar.stop() };
+}
+
+/** Runs `task(i)` for i < total, `concurrency` at a time; `label` shows a progress bar (progressBar). */
+export async function pool({ total, concurrency, task, signal, maxFailures = Infinity, onProgress, label }) {
+  const bar = label ? progressBar(label, total) : null;
   const results = new Array(total);
   const failures = [];
   let next = 0;
@@ -334,10 +351,15 @@ export async function pool({ total, concurrency, task, signal, maxFailures = Inf
         failures.push({ i, error });
       }
       done += 1;
+      if (bar) bar.tick(done);
       onProgress?.(done, total);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, total) }, worker));
+  try {
+    await Promise.all(Array.from({ length: Math.min(concurrency, total) }, worker));
+  } finally {
+    bar?.stop();
+  }
   if (signal?.aborted) throw signal.reason;
   return { results, failures, done, elapsedMs: msSince(t0) };
 }

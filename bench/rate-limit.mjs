@@ -36,6 +36,7 @@ export const rateLimitSection = {
     const { auth, call } = await benchTenant(ctx, 'Bench rate limits');
     log(`creating ${customerCount} customers and opening ${cartCount} carts…`);
     const made = await pool({
+      label: 'customers',
       total: customerCount,
       concurrency: 8,
       signal: ctx.signal,

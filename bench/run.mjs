@@ -198,8 +198,10 @@ function makeContext(config, url, signal, server, ceilingUrl, ceilingPid) {
             if (r.status !== 201 || typeof r.json?.id !== 'string') throw new Error(`POST /customers: ${describe(r)}`);
             return r.json.id;
           },
+          label: 'customers',
+          // Without a terminal (logs, CI) a line every tenth instead of the bar.
           onProgress: (done) => {
-            if (done % step === 0 && done < total) log(`  ${done}/${total}`);
+            if (!process.stderr.isTTY && done % step === 0 && done < total) log(`  ${done}/${total}`);
           },
         });
         const ids = res.results.filter((id) => id !== undefined);

@@ -1,12 +1,14 @@
 // Local dev runner for `npm run dev`: secrets, D1 migrations, `wrangler dev`, demo tenant.
 import { spawn, spawnSync } from "node:child_process";
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { constants } from "node:os";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { projectShards } from "./lib/shards.mjs";
+import { ensureDemo } from "./demo/bootstrap.mjs";
+import { startWebhookCatcher } from "./demo/webhook-catcher.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const devVars = join(root, ".dev.vars");
@@ -23,13 +25,23 @@ const require = createRequire(import.meta.url);
 const wranglerBin = join(dirname(require.resolve("wrangler/package.json")), "bin", "wrangler.js");
 
 // Respect a --port passed through by the developer instead of adding a second one (yargs would make it an array).
-const extraArgs = process.argv.slice(2);
+// --no-demo (ours, not wrangler's) skips the demo tenant.
+const noDemo = process.argv.includes("--no-demo");
+const extraArgs = process.argv.slice(2).filter((a) => a !== "--no-demo");
 const portIdx = extraArgs.findIndex((a) => a === "--port" || a.startsWith("--port="));
 const port = portIdx === -1
   ? process.env.PORT || "8787"
   : (extraArgs[portIdx].split("=")[1] ?? extraArgs[portIdx + 1]);
 const portArgs = portIdx === -1 ? ["--port", port] : [];
 const baseUrl = `http://localhost:${port}`;
+
+const firstStart = !existsSync(join(root, ".wrangler", "state"));
+if (firstStart) {
+  console.log(
+    "[dev] First start: creating local secrets (.dev.vars), the local D1 databases with their migrations, then\n" +
+      `[dev] wrangler dev on ${baseUrl}${noDemo ? "" : " and a demo tenant with three months of billing, made through the API"}. About a minute; later starts are quicker.`,
+  );
+}
 
 // 1. Secrets
 if (!existsSync(devVars)) {
@@ -75,21 +87,31 @@ for (const sig of ["SIGINT", "SIGTERM"]) {
 }
 
 // 4. Demo tenant, in parallel with wrangler. Failures here are only warnings: the server must keep running.
-bootstrapDemoTenant().catch((err) => console.warn(`[dev] Demo tenant setup skipped: ${err.message}`));
+const webhookPort = Number(process.env.DEMO_WEBHOOK_PORT || Number(port) + 1);
+const webhookLog = join(root, ".wrangler", "demo-webhooks.log");
+if (noDemo) console.log("[dev] --no-demo: no demo tenant.");
+else bootstrapDemoTenant().catch((err) => console.warn(`[dev] Demo tenant setup stopped: ${err.message}\n[dev] The next \`npm run dev\` continues it.`));
 
 async function bootstrapDemoTenant() {
-  if (!(await waitForHealth(60_000))) {
-    console.warn(`[dev] ${baseUrl}/health did not answer 200 within 60 s; skipping demo tenant setup.`);
+  if (!(await waitForHealth(120_000))) {
+    console.warn(`[dev] ${baseUrl}/health did not answer 200 within 120 s; skipping demo tenant setup.`);
     return;
   }
   const adminToken = readFileSync(devVars, "utf8").match(/^\s*ADMIN_TOKEN\s*=\s*["']?(.*?)["']?\s*$/m)?.[1];
   if (!adminToken) throw new Error("ADMIN_TOKEN is not set in .dev.vars");
-  const headers = { Authorization: `Bearer ${adminToken}`, "Content-Type": "application/json" };
+  mkdirSync(dirname(webhookLog), { recursive: true });
+  let secret = existsSync(demoFile) ? JSON.parse(readFileSync(demoFile, "utf8")).webhookSecret : undefined;
+  const catcher = await startWebhookCatcher({ port: webhookPort, logFile: webhookLog, secret: () => secret });
+  if (!catcher.ok) console.warn(`[dev] The demo's webhook catcher could not listen on port ${webhookPort} (${catcher.error}); set DEMO_WEBHOOK_PORT.`);
 
-  const { data: tenants } = await api("GET", "/admin/tenants", headers);
-  if (!Array.isArray(tenants)) throw new Error("GET /admin/tenants did not return a data array");
-  if (tenants.length > 0) {
-    if (existsSync(demoFile)) return printBanner(JSON.parse(readFileSync(demoFile, "utf8")));
+  const { state, action } = await ensureDemo({
+    baseUrl,
+    adminToken,
+    stateFile: demoFile,
+    webhookUrl: `http://localhost:${webhookPort}/webhooks`,
+    progress: process.stdout.isTTY,
+  });
+  if (action === "foreign") {
     console.log(
       `\n[dev] A tenant already exists, but its API key was not saved by this script (keys are stored hashed).\n` +
         `[dev] Create another one with:\n` +
@@ -99,21 +121,9 @@ async function bootstrapDemoTenant() {
     );
     return;
   }
-
-  const created = await api("POST", "/admin/tenants", headers, {
-    name: "Demo Tenant",
-    countryCode: "DE",
-    defaultCurrency: "EUR",
-    timeZone: "Europe/Berlin",
-    mode: "test",
-  });
-  const demo = { tenantId: created.tenant.id, apiKey: created.apiKey.key };
-  // The key cannot be retrieved again, so persist it before anything else can fail.
-  mkdirSync(dirname(demoFile), { recursive: true });
-  writeFileSync(demoFile, JSON.stringify(demo, null, 2) + "\n", { mode: 0o600 });
-  printBanner(demo);
+  secret = state.webhookSecret;
+  printBanner(state);
 }
-
 async function waitForHealth(timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -129,27 +139,28 @@ async function waitForHealth(timeoutMs) {
   return false;
 }
 
-async function api(method, path, headers, body) {
-  const res = await fetch(baseUrl + path, {
-    method,
-    headers,
-    body: body && JSON.stringify(body),
-    signal: AbortSignal.timeout(10_000),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path} returned ${res.status}: ${text.slice(0, 300)}`);
-  return JSON.parse(text);
-}
-
-function printBanner({ tenantId, apiKey }) {
-  const line = "=".repeat(72);
+function printBanner({ tenantId, apiKey, links }) {
+  const line = "=".repeat(78);
+  const rows = [
+    ["Edge Billing API", baseUrl],
+    ["Demo tenant id", tenantId],
+    ["Demo API key", `${apiKey}   (saved in .wrangler/demo-tenant.json)`],
+    ["API reference", `${baseUrl}/docs`],
+    ["Mail outbox", `${baseUrl}/dev/mail`],
+    ...(links
+      ? [
+          ["Hosted checkout", links.checkout],
+          ["An invoice PDF", links.invoicePdf],
+          ["Its e-invoice", links.eInvoice],
+          ["A SEPA file", links.sepaFile],
+          ["Webhooks received", `.wrangler/demo-webhooks.log (port ${webhookPort})`],
+        ]
+      : []),
+  ];
   console.log(
     `\n${line}\n` +
-      `  Edge Billing API   ${baseUrl}\n` +
-      `  Demo tenant id     ${tenantId}\n` +
-      `  Demo API key       ${apiKey}\n` +
-      `  (saved in .wrangler/demo-tenant.json)\n\n` +
-      `  curl -H "Authorization: Bearer ${apiKey}" ${baseUrl}/customers\n` +
+      rows.filter(([, v]) => v).map(([k, v]) => `  ${k.padEnd(18)} ${v}`).join("\n") +
+      `\n\n  curl -H "Authorization: Bearer ${apiKey}" ${baseUrl}/invoices\n` +
       `${line}\n`,
   );
 }

@@ -2,6 +2,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { AppEnv } from './http/context';
 import { ApiError, renderProblem } from './http/errors';
 import { createRouter } from './http/openapi';
+import { openApiDocument } from './http/openapi-document';
 import { bodyGuard, requestSetup } from './http/request';
 import { PRINCIPAL_TTL_MS } from './http/principal-cache';
 import { publishOutbox } from './events/publish';
@@ -42,20 +43,8 @@ export function buildApp() {
       `A Worker instance remembers an API key and its tenant for at most ${PRINCIPAL_TTL_MS / 1000} seconds: a revocation, or a change of the tenant ` +
       `(its test clock), is seen at once by the instance that made it and by every other within ${PRINCIPAL_TTL_MS / 1000} seconds.`,
   });
-  app.doc31('/openapi.json', {
-    openapi: '3.1.0',
-    info: {
-      title: 'Edge billing API',
-      version: '0.1.0',
-      description:
-        'Subscription billing and invoicing. Errors are RFC 9457 problem+json; collections are `{data, meta.pagination}`; ' +
-        'POST and PUT accept an `Idempotency-Key` header; PATCH takes a JSON merge patch (application/merge-patch+json or application/json). ' +
-        'Reads may be served by a nearby read replica: a response that reached the tenant\'s data carries an `x-d1-bookmark` header; send it back ' +
-        'as `x-d1-bookmark` on the next request to read at least what that response saw (your own writes included). A malformed or foreign bookmark is ignored. ' +
-        "Requests are rate limited, an API key by its tenant's plan and public routes by the client address: their responses carry " +
-        '`RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers); a refused request is 429 `rate-limited` with `Retry-After`, and nothing was done.',
-    },
-  });
+  // The document is built once per isolate, with the rules, tag descriptions and recorded examples.
+  app.get('/openapi.json', (c) => c.json(openApiDocument(app)));
 
   app.notFound((c) => renderProblem(c as Context<AppEnv>, new ApiError(404, 'not-found', `No route for ${c.req.method} ${new URL(c.req.url).pathname}.`)));
   app.onError((err, c) => {

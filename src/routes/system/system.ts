@@ -1,6 +1,6 @@
-import { swaggerUI } from '@hono/swagger-ui';
 import { createRouter, defineRoute, jsonResponse } from '../../http/openapi';
 import { HealthSchema } from '../../schemas/platform';
+import { docsRoutes } from './docs';
 
 export const systemRoutes = createRouter();
 
@@ -18,4 +18,5 @@ systemRoutes.openapi(
   (c) => c.json({ status: 'ok' as const }, 200),
 );
 
-systemRoutes.get('/docs', swaggerUI({ url: '/openapi.json', title: 'Billing API' }));
+// The reference page and its bundled assets (no OpenAPI operations of their own).
+systemRoutes.route('/', docsRoutes);

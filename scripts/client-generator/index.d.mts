@@ -1,0 +1,2 @@
+// Types of index.mjs.
+export declare function schemaTypes(document: unknown): Promise<string>;

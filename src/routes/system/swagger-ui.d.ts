@@ -1,0 +1,9 @@
+// Swagger UI's bundle and stylesheet as text modules (wrangler.toml [[rules]] "Text").
+declare module 'swagger-ui-dist/swagger-ui-bundle.js' {
+  const text: string;
+  export default text;
+}
+declare module 'swagger-ui-dist/swagger-ui.css' {
+  const text: string;
+  export default text;
+}
