@@ -409,6 +409,8 @@ export async function billingRun(ctx, { auth, N, mode, timeoutSeconds, pollMs, p
     ...(probeCustomerId ? [{ name: 'GET /customers/{id}', path: `/customers/${probeCustomerId}`, headers: auth }] : []),
   ]);
   let finished = false;
+  let wakePolls = () => {};
+  const pollPause = () => new Promise((r) => ((wakePolls = r), setTimeout(r, pollMs)));
   let lastLog = 0;
   // Each poll waits as long as it must: the local workerd answers no request at all (not even
   // /health) while a billing invocation runs, so a poll is answered only between invocations (async:
@@ -439,7 +441,7 @@ export async function billingRun(ctx, { auth, N, mode, timeoutSeconds, pollMs, p
         if (signal.aborted) break;
         log(`  progress poll failed: ${err.message}`);
       }
-      await sleep(pollMs);
+      await pollPause();
     }
   })();
 
@@ -471,6 +473,7 @@ export async function billingRun(ctx, { auth, N, mode, timeoutSeconds, pollMs, p
     }
   } finally {
     finished = true;
+    wakePolls();
   }
   const runMs = msSince(t0);
   const cpu = cpuDelta(cpu0, cpuSnapshot(server.pid()));
