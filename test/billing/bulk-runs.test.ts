@@ -81,7 +81,8 @@ describe('billing runs in bulk', () => {
     const s = await subscribe(t, (await createCustomer(t)).id, [item(pro)], { name: 'One' });
     await tick(t, start);
     const [invoice] = (await ok(get(t, `/invoices?subscription=${s.id}`))).data;
-    const stored = await query<{ type: string; own: number; document_id: string | null }>(t, 'SELECT type, data IS NOT NULL AS own, document_id FROM events WHERE tenant_id = ? AND resource_id = ? ORDER BY created_at, rowid',
+    const stored = await query<{ type: string; own: number; document_id: string | null }>(t, // The render that follows (invoice.updated) may have run already: it is not the run's.
+      "SELECT type, data IS NOT NULL AS own, document_id FROM events WHERE tenant_id = ? AND resource_id = ? AND type <> 'invoice.updated' ORDER BY created_at, rowid",
       t.id,
       invoice.id,
     );
@@ -94,7 +95,7 @@ describe('billing runs in bulk', () => {
     const [documents] = await query<{ n: number }>(t, 'SELECT count(*) AS n FROM event_documents WHERE tenant_id = ?', t.id);
     expect(documents!.n).toBe(1);
     // What a webhook receives: the finalized invoice with its number in every one of them.
-    const withData = (await eventsOf(t, invoice.id)).slice(1);
+    const withData = (await eventsOf(t, invoice.id)).slice(1).filter((e: { type: string }) => e.type !== 'invoice.updated');
     for (const e of withData) expect(e.data).toMatchObject({ id: invoice.id, number: 'RE-0000000001', status: 'STATUS_UNPAID' });
   });
 
