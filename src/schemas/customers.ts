@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { EInvoiceTypeSchema } from './documents';
+import { PaymentMethodSchema } from './payment-methods';
 
 // Representations of customers and the records around them, as the API returns them.
 
@@ -29,20 +30,6 @@ export const EmailAddressSchema = z
   .object({ id: z.string(), email: z.string(), receiverName: z.string().nullable(), type: z.enum(['default', 'invoice']), default: z.boolean() })
   .openapi('EmailAddress');
 export type EmailResource = z.infer<typeof EmailAddressSchema>;
-
-/** A payment method as customers and subscriptions embed it (the full resource comes with the payments issue). */
-export const PaymentMethodSummarySchema = z
-  .object({
-    id: z.string(),
-    gatewayName: z.string(),
-    type: z.string(),
-    name: z.string().nullable(),
-    status: z.string(),
-    default: z.boolean(),
-    enabled: z.boolean(),
-  })
-  .openapi('PaymentMethodSummary');
-export type PaymentMethodSummary = z.infer<typeof PaymentMethodSummarySchema>;
 
 export const CustomerSchema = z
   .object({
@@ -78,7 +65,7 @@ export const CustomerSchema = z
     defaultInvoiceAddress: AddressSchema.nullable(),
     defaultEmailAddress: EmailAddressSchema.nullable(),
     defaultInvoiceEmailAddress: EmailAddressSchema.nullable(),
-    defaultPaymentMethod: PaymentMethodSummarySchema.nullable(),
+    defaultPaymentMethod: PaymentMethodSchema.nullable().openapi({ description: 'The full payment method (spec §2.2), its IBAN masked' }),
     contactPerson: z.object({ id: z.string(), firstName: z.string(), lastName: z.string(), email: z.string(), avatar: z.string().nullable() }).nullable(),
     isPartner: z.boolean(),
     partner: z.object({ id: z.string(), name: z.string(), number: z.string(), email: z.string() }).nullable(),

@@ -41,8 +41,7 @@ export const SepaDebitDetailsSchema = z
   })
   .openapi('SepaDebitDetails');
 
-export const PaymentMethodSchema = z
-  .object({
+const paymentMethodFields = z.object({
     id: z.string(),
     /** The customer's id. */
     customer: z.string(),
@@ -64,7 +63,15 @@ export const PaymentMethodSchema = z
     card: CardDetailsSchema.nullable().optional(),
     /** Present when `type` is `sepa_debit`. */
     sepaDebit: SepaDebitDetailsSchema.optional(),
-  })
-  .openapi('PaymentMethod');
+});
+
+export const PaymentMethodSchema = paymentMethodFields.openapi('PaymentMethod');
+
+/**
+ * The shortened form subscriptions embed (spec §2.2: `referenceId` omitted); everything else as the
+ * full resource, the IBAN masked the same way.
+ */
+export const EmbeddedPaymentMethodSchema = paymentMethodFields.omit({ referenceId: true }).openapi('EmbeddedPaymentMethod');
+export type EmbeddedPaymentMethod = z.infer<typeof EmbeddedPaymentMethodSchema>;
 
 export type PaymentMethodResource = z.infer<typeof PaymentMethodSchema>;
