@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { CustomerSummarySchema } from './customers';
 import { EInvoiceTypeSchema, MediaSchema } from './documents';
+import { PaymentMethodSchema } from './payment-methods';
 
 // Representations of invoices and the other documents (credit notes, cancellations…).
 
@@ -46,6 +47,27 @@ export const InvoicePositionSchema = z
   .openapi('InvoicePosition');
 export type InvoicePositionResource = z.infer<typeof InvoicePositionSchema>;
 
+/**
+ * The document another one refers to (a credit note's invoice, a cancellation's): its identity and
+ * totals, not its positions (docs/decisions.md, Response shapes).
+ */
+export const InvoiceReferenceSchema = z
+  .object({
+    id: z.string(),
+    type: z.enum(INVOICE_TYPES),
+    status: z.string(),
+    number: z.string().nullable(),
+    currencyCode: z.string(),
+    creationDate: z.string(),
+    finalizationDate: z.string().nullable(),
+    dueDate: z.string().nullable(),
+    netAmount: moneySchema,
+    taxAmount: moneySchema,
+    grossAmount: moneySchema,
+  })
+  .openapi('InvoiceReference');
+export type InvoiceReference = z.infer<typeof InvoiceReferenceSchema>;
+
 export const InvoiceSchema = z
   .object({
     id: z.string(),
@@ -54,7 +76,7 @@ export const InvoiceSchema = z
     number: z.string().nullable(),
     customer: CustomerSummarySchema,
     subscription: z.string().nullable(),
-    referencedInvoice: z.string().nullable(),
+    referencedInvoice: InvoiceReferenceSchema.nullable().openapi({ description: 'For credit notes, refunds, cancellations and reminders: the document they refer to' }),
     currencyCode: z.string(),
     creationDate: z.string(),
     finalizationDate: z.string().nullable(),
@@ -67,7 +89,7 @@ export const InvoiceSchema = z
     dunningDisabled: z.boolean(),
     // A snapshot taken when the document was made: open, it keeps the shape it was stored with.
     invoiceAddress: z.record(z.string(), z.unknown()).nullable(),
-    paymentMethod: z.string().nullable(),
+    paymentMethod: PaymentMethodSchema.nullable().openapi({ description: 'The payment method the invoice is to be paid with (spec §2.2, IBAN masked); null when the invoice names none' }),
     internalNote: z.string().nullable(),
     title: z.string().nullable(),
     introduction: z.string().nullable(),
@@ -90,7 +112,7 @@ export const InvoiceSchema = z
     xmlFile: MediaSchema.nullable().openapi({ description: 'The EN16931 e-invoice XML; null without an eInvoiceType or until rendered.' }),
     eInvoiceType: EInvoiceTypeSchema.nullable().openapi({ description: "Fixed at finalization: the customer's, else the tenant's default." }),
     leitwegId: z.string().nullable().openapi({ description: 'Only with eInvoiceType xrechnung.' }),
-    usageBreakdownUrl: z.string().nullable().openapi({ description: 'Relative to the API: the usage behind the metered positions (JSON; `?format=csv` for CSV). Public and unguessable.' }),
+    usageBreakdownUrl: z.string().nullable().openapi({ description: 'Absolute URL of the usage behind the metered positions (JSON; `?format=csv` for CSV), on PUBLIC_BASE_URL or the request\'s origin. Public and unguessable.' }),
     cancellationDocument: z.object({ id: z.string(), number: z.string().nullable() }).nullable(),
     updatedAt: z.string(),
   })
