@@ -207,7 +207,7 @@ export const TaxSchema = z
     taxGroup: z.string(),
     countryCode: z.string(),
     validFrom: z.string(),
-    rate: z.string().openapi({ description: 'Percent, 0 to 100, as a decimal string' }),
+    rate: z.number().min(0).max(100).openapi({ description: 'Percent, 0 to 100 (spec §2.3: a number)', example: 19 }),
     code: z.string(),
     description: z.string().nullable(),
     createdAt: z.string(),

@@ -35,7 +35,8 @@ export const InvoicePositionSchema = z
     taxCategory: z.string(),
     taxNote: z.string().nullable(),
     taxGroup: z.object({ id: z.string(), internalDescription: z.string().nullable(), reverseChargeType: z.string(), type: z.string() }).nullable(),
-    tax: z.object({ id: z.string().nullable(), code: z.string(), description: z.string(), rate: z.string() }).nullable(),
+    // The Tax the line was taxed with (spec §2.3): its rate a number, as on /taxes.
+    tax: z.object({ id: z.string().nullable(), code: z.string(), description: z.string(), rate: z.number() }).nullable(),
     type: z.enum(['product', 'discount', 'setup', 'dunning_fee', 'invoice']),
     kind: z.string(),
     serviceDateFrom: z.string().nullable(),

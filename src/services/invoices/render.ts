@@ -123,7 +123,7 @@ export function renderPositions(positions: readonly PositionRow[], currency: str
       taxCategory: p.taxCategory,
       taxNote: p.taxNote,
       taxGroup: p.taxGroup ?? null,
-      tax: p.kind === 'header' ? null : { id: p.tax?.id ?? null, code: p.tax?.code ?? p.taxCategory, description: p.tax?.description ?? `${p.taxRate}%`, rate: p.taxRate },
+      tax: p.kind === 'header' ? null : { id: p.tax?.id ?? null, code: p.tax?.code ?? p.taxCategory, description: p.tax?.description ?? `${p.taxRate}%`, rate: Number(p.taxRate) },
       // Discounts are part of their line and there are no setup or dunning-fee lines (yet): every position is a product line.
       type: 'product',
       kind: p.kind,
