@@ -128,6 +128,8 @@ export const PricePlanSchema = z
     custom: z.boolean(),
     customer: z.string().nullable(),
     salesChannel: z.string().nullable(),
+    charge: z.string().nullable().openapi({ description: 'Of a one-time price: the charge (its product) it prices; null otherwise' }),
+    productSetOption: z.string().nullable().openapi({ description: 'The product set option the price belongs to; always null (no product sets)' }),
     inUse: z.boolean(),
     checkoutLinkIds: z.array(z.string()),
     createdAt: z.string(),
