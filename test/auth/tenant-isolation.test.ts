@@ -298,6 +298,7 @@ describe('tenant isolation on every route', () => {
       'put /invoices/{id}/dunning': { dunningDisabled: true },
       'put /invoices/{id}/note': { internalNote: 'Stolen' },
       'put /invoices/{id}/address': { address: null },
+      'post /invoices/{id}/address': { address: null },
       'post /invoices/{id}/payment-method': { paymentMethod: null },
       'post /invoices/{id}/comments': { text: 'Stolen' },
       'put /webhooks/{id}': { url: 'https://evil.example/x', events: ['*'] },
