@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { EInvoiceTypeSchema } from './documents';
+import { nullableRef } from './nullable';
 import { PaymentMethodSchema } from './payment-methods';
 
 // Representations of customers and the records around them, as the API returns them.
@@ -65,7 +66,7 @@ export const CustomerSchema = z
     defaultInvoiceAddress: AddressSchema.nullable(),
     defaultEmailAddress: EmailAddressSchema.nullable(),
     defaultInvoiceEmailAddress: EmailAddressSchema.nullable(),
-    defaultPaymentMethod: PaymentMethodSchema.nullable().openapi({ description: 'The full payment method (spec §2.2), its IBAN masked' }),
+    defaultPaymentMethod: nullableRef(PaymentMethodSchema).openapi({ description: 'The full payment method (spec §2.2), its IBAN masked' }),
     contactPerson: z.object({ id: z.string(), firstName: z.string(), lastName: z.string(), email: z.string(), avatar: z.string().nullable() }).nullable(),
     isPartner: z.boolean(),
     partner: z.object({ id: z.string(), name: z.string(), number: z.string(), email: z.string() }).nullable(),

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { CustomerSummarySchema } from './customers';
 import { EInvoiceTypeSchema, MediaSchema } from './documents';
+import { nullableRef } from './nullable';
 import { PaymentMethodSchema } from './payment-methods';
 
 // Representations of invoices and the other documents (credit notes, cancellations…).
@@ -77,7 +78,7 @@ export const InvoiceSchema = z
     number: z.string().nullable(),
     customer: CustomerSummarySchema,
     subscription: z.string().nullable(),
-    referencedInvoice: InvoiceReferenceSchema.nullable().openapi({ description: 'For credit notes, refunds, cancellations and reminders: the document they refer to' }),
+    referencedInvoice: nullableRef(InvoiceReferenceSchema).openapi({ description: 'For credit notes, refunds, cancellations and reminders: the document they refer to' }),
     currencyCode: z.string(),
     creationDate: z.string(),
     finalizationDate: z.string().nullable(),
@@ -90,7 +91,7 @@ export const InvoiceSchema = z
     dunningDisabled: z.boolean(),
     // A snapshot taken when the document was made: open, it keeps the shape it was stored with.
     invoiceAddress: z.record(z.string(), z.unknown()).nullable(),
-    paymentMethod: PaymentMethodSchema.nullable().openapi({ description: 'The payment method the invoice is to be paid with (spec §2.2, IBAN masked); null when the invoice names none' }),
+    paymentMethod: nullableRef(PaymentMethodSchema).openapi({ description: 'The payment method the invoice is to be paid with (spec §2.2, IBAN masked); null when the invoice names none' }),
     internalNote: z.string().nullable(),
     title: z.string().nullable(),
     introduction: z.string().nullable(),

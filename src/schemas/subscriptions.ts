@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { BILLING_ERROR_CODES } from '../billing/compose';
 import { BILLING_GROUP_TYPES, CancellationReasonSchema, CHANGE_BEHAVIOURS, MoneySchema, PLAN_STATUSES } from './catalogue';
 import { AddressSchema, CustomerSummarySchema } from './customers';
+import { nullableRef } from './nullable';
 import { EmbeddedPaymentMethodSchema } from './payment-methods';
 import { ViolationSchema } from './problems';
 
@@ -58,7 +59,7 @@ export const SubscriptionItemSchema = z
     measurementValues: z.array(EmbeddedMeasurementValueSchema).openapi({
       description: `The item's latest measurement values, newest first (at most ${ITEM_MEASUREMENT_VALUES}); all of them: GET /subscription-items/{id}/measurement-values`,
     }),
-    currentMeasurementValue: EmbeddedMeasurementValueSchema.nullable().openapi({ description: 'The newest measurement value; null before the first' }),
+    currentMeasurementValue: nullableRef(EmbeddedMeasurementValueSchema).openapi({ description: 'The newest measurement value; null before the first' }),
     appliedDiscounts: z.array(AppliedDiscountSchema).openapi({ description: "The subscription's discounts whose coupon applies to this item's product and plan" }),
     periods: z.array(PeriodSchema).openapi({ description: "The item's contract periods: an item inherits the subscription's (inheritedPeriod)" }),
     billing: z.object({
@@ -117,7 +118,7 @@ export const SubscriptionSchema = z
     items: z.array(SubscriptionItemSchema),
     billingGroup: BillingGroupSummarySchema.nullable(),
     periods: z.array(PeriodSchema),
-    paymentMethod: EmbeddedPaymentMethodSchema.nullable().openapi({ description: "The subscription's own method, else the customer's default (the shortened form of spec §2.2)" }),
+    paymentMethod: nullableRef(EmbeddedPaymentMethodSchema).openapi({ description: "The subscription's own method, else the customer's default (the shortened form of spec §2.2)" }),
     defaultPaymentMethod: z.boolean(),
     invoiceAddress: AddressSchema.nullable(),
     defaultInvoiceAddress: z.boolean(),
