@@ -110,9 +110,9 @@ export const InvoiceSchema = z
     sourceType: z.string(),
     // The tenant's own fields (GET /custom-fields): open by design.
     customFields: z.record(z.string(), z.unknown()).nullable(),
-    file: MediaSchema.nullable().openapi({ description: 'The PDF (a ZUGFeRD PDF/A-3 for eInvoiceType zugferd); null until rendered after finalization.' }),
-    xmlFile: MediaSchema.nullable().openapi({ description: 'The EN16931 e-invoice XML; null without an eInvoiceType or until rendered.' }),
-    eInvoiceType: EInvoiceTypeSchema.nullable().openapi({ description: "Fixed at finalization: the customer's, else the tenant's default." }),
+    file: nullableRef(MediaSchema).openapi({ description: 'The PDF (a ZUGFeRD PDF/A-3 for eInvoiceType zugferd); null until rendered after finalization.' }),
+    xmlFile: nullableRef(MediaSchema).openapi({ description: 'The EN16931 e-invoice XML; null without an eInvoiceType or until rendered.' }),
+    eInvoiceType: nullableRef(EInvoiceTypeSchema).openapi({ description: "Fixed at finalization: the customer's, else the tenant's default." }),
     leitwegId: z.string().nullable().openapi({ description: 'Only with eInvoiceType xrechnung.' }),
     usageBreakdownUrl: z.string().nullable().openapi({ description: 'Absolute URL of the usage behind the metered positions (JSON; `?format=csv` for CSV), on PUBLIC_BASE_URL or the request\'s origin. Public and unguessable.' }),
     cancellationDocument: z.object({ id: z.string(), number: z.string().nullable() }).nullable(),

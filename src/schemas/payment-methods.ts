@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { nullableRef } from './nullable';
 
 // The payment method as the API shows it (spec §2.2). Secrets never appear here: the IBAN only
 // masked, gateway tokens not at all (docs/payment-method-states.md for the statuses).
@@ -58,9 +59,9 @@ const paymentMethodFields = z.object({
     creationDate: z.string(),
     /** End of the card's expiry month (UTC); null for every other type. */
     expirationDate: z.string().nullable(),
-    sepaMandate: SepaMandateSchema.nullable(),
+    sepaMandate: nullableRef(SepaMandateSchema),
     /** Present when `type` is `card`; null while the card gateway is not configured. */
-    card: CardDetailsSchema.nullable().optional(),
+    card: nullableRef(CardDetailsSchema).optional(),
     /** Present when `type` is `sepa_debit`. */
     sepaDebit: SepaDebitDetailsSchema.optional(),
 });

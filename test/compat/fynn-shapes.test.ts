@@ -51,6 +51,12 @@ describe('the OpenAPI document promises the spec shapes', () => {
     ['SubscriptionItem', 'appliedDiscounts.[].discount.frequency', ['string']],
     ['SubscriptionItem', 'periods', ['array']],
     ['SubscriptionItem', 'periods.[].contractPeriodCount', ['integer']],
+    // Named embeds that may be null say so (nullableRef).
+    ['PaymentMethod', 'sepaMandate', ['SepaMandate', 'null']],
+    ['Invoice', 'file', ['Media', 'null']],
+    ['Customer', 'defaultAddress', ['Address', 'null']],
+    ['Subscription', 'invoiceAddress', ['Address', 'null']],
+    ['Subscription', 'lastBillingError', ['SubscriptionBillingError', 'null']],
     // §2.3: a tax's rate is a number; a price plan names its charge and product set option.
     ['Tax', 'rate', ['number']],
     ['PricePlan', 'charge', ['string', 'null']],
