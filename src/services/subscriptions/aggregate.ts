@@ -7,10 +7,11 @@ import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { renderCoupon } from '../catalogue/coupons';
 import { partnerName, renderAddress } from '../customers/render';
-import { ITEM_MEASUREMENT_VALUES, type SubscriptionBillingErrorCode, type SubscriptionItemResource, type SubscriptionResource } from '../../schemas/subscriptions';
+import { type SubscriptionBillingErrorCode, type SubscriptionItemResource, type SubscriptionResource } from '../../schemas/subscriptions';
 import { couponMatchesLine } from '../../billing/discounts';
 import { renderPaymentMethod } from '../payments/methods-render';
 import { embeddedCreditorId, shortPaymentMethod } from '../payments/methods-embed';
+import { latestUsage, type MeasurementValue } from './item-usage';
 
 
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
@@ -43,32 +44,6 @@ export interface SubscriptionAggregate {
   usage: ReadonlyMap<string, MeasurementValue[]>;
   /** The tenant's SEPA creditor id, shown in an embedded method's `sepaMandate`. */
   creditorId: string | null;
-}
-
-export interface MeasurementValue {
-  id: string;
-  measurement: string;
-  quantity: string;
-  measuredAt: string;
-}
-
-/**
- * The latest measurement values of these items, at most ITEM_MEASUREMENT_VALUES each, in one
- * statement: per item an index range scan of (tenant, item, measured_at) that stops after the
- * limit, so an item with a million events costs what one with five does.
- */
-export async function latestUsage(ctx: ServiceContext, itemIds: string[]): Promise<Map<string, MeasurementValue[]>> {
-  const out = new Map<string, MeasurementValue[]>();
-  if (itemIds.length === 0) return out;
-  const rows = await ctx.db.all<{ item: string; id: string; measurement: string; quantity: string; measuredAt: string }>(sql`
-    SELECT e.subscription_item_id AS item, e.event_id AS id, e.measurement_id AS measurement, e.quantity AS quantity, e.measured_at AS measuredAt
-    FROM json_each(${JSON.stringify(itemIds)}) j
-    JOIN usage_events e ON e.rowid IN (
-      SELECT x.rowid FROM usage_events x WHERE x.tenant_id = ${ctx.tenant.id} AND x.subscription_item_id = j.value
-      ORDER BY x.measured_at DESC LIMIT ${ITEM_MEASUREMENT_VALUES})
-    ORDER BY e.measured_at DESC, e.event_id DESC`);
-  for (const r of rows) out.set(r.item, [...(out.get(r.item) ?? []), { id: r.id, measurement: r.measurement, quantity: r.quantity, measuredAt: r.measuredAt }]);
-  return out;
 }
 
 export interface ItemAggregate extends ItemRow {
