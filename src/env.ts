@@ -25,6 +25,12 @@ export interface Env {
   /** `ecb` (production) or anything else for the built-in fixture feed. */
   RATE_SOURCE?: string;
   ACCESS_TOKEN_TTL_SECONDS?: string;
+  /**
+   * The API's public origin (`https://billing.example.com`), for URLs a resource carries (an
+   * invoice's usageBreakdownUrl). Unset: the request's origin; outside a request (cron, queues) a
+   * path (docs/decisions.md, Response shapes).
+   */
+  PUBLIC_BASE_URL?: string;
   /** Chunks a background billing run works per invocation (see RUN_BUDGET in src/objects/tenant-object.ts). */
   BILLING_RUN_CHUNKS_PER_INVOCATION?: string;
   /** Subscriptions per chunk of a billing run (default 250; src/services/billing/runs.ts). */

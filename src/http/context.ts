@@ -29,6 +29,7 @@ export function serviceContext(c: AppContext): ServiceContext {
     db: c.var.db,
     tenant: c.var.tenant,
     now: c.var.now,
+    origin: new URL(c.req.url).origin,
     waitUntil: (p) => {
       try {
         c.executionCtx.waitUntil(p);

@@ -1,5 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { EInvoiceTypeSchema } from './documents';
+import { nullableRef } from './nullable';
+import { PaymentMethodSchema } from './payment-methods';
 
 // Representations of customers and the records around them, as the API returns them.
 
@@ -29,20 +31,6 @@ export const EmailAddressSchema = z
   .object({ id: z.string(), email: z.string(), receiverName: z.string().nullable(), type: z.enum(['default', 'invoice']), default: z.boolean() })
   .openapi('EmailAddress');
 export type EmailResource = z.infer<typeof EmailAddressSchema>;
-
-/** A payment method as customers and subscriptions embed it (the full resource comes with the payments issue). */
-export const PaymentMethodSummarySchema = z
-  .object({
-    id: z.string(),
-    gatewayName: z.string(),
-    type: z.string(),
-    name: z.string().nullable(),
-    status: z.string(),
-    default: z.boolean(),
-    enabled: z.boolean(),
-  })
-  .openapi('PaymentMethodSummary');
-export type PaymentMethodSummary = z.infer<typeof PaymentMethodSummarySchema>;
 
 export const CustomerSchema = z
   .object({
@@ -74,15 +62,15 @@ export const CustomerSchema = z
     customerGroup: z.object({ id: z.string(), name: z.string(), description: z.string().nullable() }).nullable(),
     customFields: z.record(z.string(), z.unknown()).nullable(),
     businessCustomer: z.boolean(),
-    defaultAddress: AddressSchema.nullable(),
-    defaultInvoiceAddress: AddressSchema.nullable(),
-    defaultEmailAddress: EmailAddressSchema.nullable(),
-    defaultInvoiceEmailAddress: EmailAddressSchema.nullable(),
-    defaultPaymentMethod: PaymentMethodSummarySchema.nullable(),
+    defaultAddress: nullableRef(AddressSchema),
+    defaultInvoiceAddress: nullableRef(AddressSchema),
+    defaultEmailAddress: nullableRef(EmailAddressSchema),
+    defaultInvoiceEmailAddress: nullableRef(EmailAddressSchema),
+    defaultPaymentMethod: nullableRef(PaymentMethodSchema).openapi({ description: 'The full payment method (spec §2.2), its IBAN masked' }),
     contactPerson: z.object({ id: z.string(), firstName: z.string(), lastName: z.string(), email: z.string(), avatar: z.string().nullable() }).nullable(),
     isPartner: z.boolean(),
     partner: z.object({ id: z.string(), name: z.string(), number: z.string(), email: z.string() }).nullable(),
-    eInvoiceType: EInvoiceTypeSchema.nullable().openapi({ description: "The e-invoice the customer receives; null: the tenant's default (GET /settings/documents)." }),
+    eInvoiceType: nullableRef(EInvoiceTypeSchema).openapi({ description: "The e-invoice the customer receives; null: the tenant's default (GET /settings/documents)." }),
     leitwegId: z.string().nullable().openapi({ description: 'The Leitweg-ID of a German public buyer (XRechnung); only with an eInvoiceType.' }),
   })
   .openapi('Customer');

@@ -20,7 +20,7 @@ const TextsSchema = z
 
 export const DunningRuleSchema = z
   .object({
-    id: z.string().nullable().openapi({ description: 'Null for a rule of the default set (the tenant has no rules of its own)' }),
+    id: z.string().openapi({ description: 'For a rule of the default set (the tenant has no rules of its own) `default-<level>`: a name, not a stored rule' }),
     level: z.number().int(),
     type: z.enum(DUNNING_TYPES),
     daysOverdue: z.number().int().openapi({ description: "Days after the invoice's due date (level 1) or the previous document's due date" }),

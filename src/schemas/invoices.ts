@@ -1,6 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { CustomerSummarySchema } from './customers';
 import { EInvoiceTypeSchema, MediaSchema } from './documents';
+import { nullableRef } from './nullable';
+import { PaymentMethodSchema } from './payment-methods';
 
 // Representations of invoices and the other documents (credit notes, cancellations…).
 
@@ -34,7 +36,8 @@ export const InvoicePositionSchema = z
     taxCategory: z.string(),
     taxNote: z.string().nullable(),
     taxGroup: z.object({ id: z.string(), internalDescription: z.string().nullable(), reverseChargeType: z.string(), type: z.string() }).nullable(),
-    tax: z.object({ id: z.string().nullable(), code: z.string(), description: z.string(), rate: z.string() }).nullable(),
+    // The Tax the line was taxed with (spec §2.3): its rate a number, as on /taxes.
+    tax: z.object({ id: z.string().nullable(), code: z.string(), description: z.string(), rate: z.number() }).nullable(),
     type: z.enum(['product', 'discount', 'setup', 'dunning_fee', 'invoice']),
     kind: z.string(),
     serviceDateFrom: z.string().nullable(),
@@ -46,6 +49,27 @@ export const InvoicePositionSchema = z
   .openapi('InvoicePosition');
 export type InvoicePositionResource = z.infer<typeof InvoicePositionSchema>;
 
+/**
+ * The document another one refers to (a credit note's invoice, a cancellation's): its identity and
+ * totals, not its positions (docs/decisions.md, Response shapes).
+ */
+export const InvoiceReferenceSchema = z
+  .object({
+    id: z.string(),
+    type: z.enum(INVOICE_TYPES),
+    status: z.string(),
+    number: z.string().nullable(),
+    currencyCode: z.string(),
+    creationDate: z.string(),
+    finalizationDate: z.string().nullable(),
+    dueDate: z.string().nullable(),
+    netAmount: moneySchema,
+    taxAmount: moneySchema,
+    grossAmount: moneySchema,
+  })
+  .openapi('InvoiceReference');
+export type InvoiceReference = z.infer<typeof InvoiceReferenceSchema>;
+
 export const InvoiceSchema = z
   .object({
     id: z.string(),
@@ -54,7 +78,7 @@ export const InvoiceSchema = z
     number: z.string().nullable(),
     customer: CustomerSummarySchema,
     subscription: z.string().nullable(),
-    referencedInvoice: z.string().nullable(),
+    referencedInvoice: nullableRef(InvoiceReferenceSchema).openapi({ description: 'For credit notes, refunds, cancellations and reminders: the document they refer to' }),
     currencyCode: z.string(),
     creationDate: z.string(),
     finalizationDate: z.string().nullable(),
@@ -67,7 +91,7 @@ export const InvoiceSchema = z
     dunningDisabled: z.boolean(),
     // A snapshot taken when the document was made: open, it keeps the shape it was stored with.
     invoiceAddress: z.record(z.string(), z.unknown()).nullable(),
-    paymentMethod: z.string().nullable(),
+    paymentMethod: nullableRef(PaymentMethodSchema).openapi({ description: 'The payment method the invoice is to be paid with (spec §2.2, IBAN masked); null when the invoice names none' }),
     internalNote: z.string().nullable(),
     title: z.string().nullable(),
     introduction: z.string().nullable(),
@@ -86,11 +110,11 @@ export const InvoiceSchema = z
     sourceType: z.string(),
     // The tenant's own fields (GET /custom-fields): open by design.
     customFields: z.record(z.string(), z.unknown()).nullable(),
-    file: MediaSchema.nullable().openapi({ description: 'The PDF (a ZUGFeRD PDF/A-3 for eInvoiceType zugferd); null until rendered after finalization.' }),
-    xmlFile: MediaSchema.nullable().openapi({ description: 'The EN16931 e-invoice XML; null without an eInvoiceType or until rendered.' }),
-    eInvoiceType: EInvoiceTypeSchema.nullable().openapi({ description: "Fixed at finalization: the customer's, else the tenant's default." }),
+    file: nullableRef(MediaSchema).openapi({ description: 'The PDF (a ZUGFeRD PDF/A-3 for eInvoiceType zugferd); null until rendered after finalization.' }),
+    xmlFile: nullableRef(MediaSchema).openapi({ description: 'The EN16931 e-invoice XML; null without an eInvoiceType or until rendered.' }),
+    eInvoiceType: nullableRef(EInvoiceTypeSchema).openapi({ description: "Fixed at finalization: the customer's, else the tenant's default." }),
     leitwegId: z.string().nullable().openapi({ description: 'Only with eInvoiceType xrechnung.' }),
-    usageBreakdownUrl: z.string().nullable().openapi({ description: 'Relative to the API: the usage behind the metered positions (JSON; `?format=csv` for CSV). Public and unguessable.' }),
+    usageBreakdownUrl: z.string().nullable().openapi({ description: 'Absolute URL of the usage behind the metered positions (JSON; `?format=csv` for CSV), on PUBLIC_BASE_URL or the request\'s origin. Public and unguessable.' }),
     cancellationDocument: z.object({ id: z.string(), number: z.string().nullable() }).nullable(),
     updatedAt: z.string(),
   })

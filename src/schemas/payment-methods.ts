@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { nullableRef } from './nullable';
 
 // The payment method as the API shows it (spec §2.2). Secrets never appear here: the IBAN only
 // masked, gateway tokens not at all (docs/payment-method-states.md for the statuses).
@@ -41,8 +42,7 @@ export const SepaDebitDetailsSchema = z
   })
   .openapi('SepaDebitDetails');
 
-export const PaymentMethodSchema = z
-  .object({
+const paymentMethodFields = z.object({
     id: z.string(),
     /** The customer's id. */
     customer: z.string(),
@@ -59,12 +59,20 @@ export const PaymentMethodSchema = z
     creationDate: z.string(),
     /** End of the card's expiry month (UTC); null for every other type. */
     expirationDate: z.string().nullable(),
-    sepaMandate: SepaMandateSchema.nullable(),
+    sepaMandate: nullableRef(SepaMandateSchema),
     /** Present when `type` is `card`; null while the card gateway is not configured. */
-    card: CardDetailsSchema.nullable().optional(),
+    card: nullableRef(CardDetailsSchema).optional(),
     /** Present when `type` is `sepa_debit`. */
     sepaDebit: SepaDebitDetailsSchema.optional(),
-  })
-  .openapi('PaymentMethod');
+});
+
+export const PaymentMethodSchema = paymentMethodFields.openapi('PaymentMethod');
+
+/**
+ * The shortened form subscriptions embed (spec §2.2: `referenceId` omitted); everything else as the
+ * full resource, the IBAN masked the same way.
+ */
+export const EmbeddedPaymentMethodSchema = paymentMethodFields.omit({ referenceId: true }).openapi('EmbeddedPaymentMethod');
+export type EmbeddedPaymentMethod = z.infer<typeof EmbeddedPaymentMethodSchema>;
 
 export type PaymentMethodResource = z.infer<typeof PaymentMethodSchema>;

@@ -1,10 +1,42 @@
 import { z } from '@hono/zod-openapi';
 import { BILLING_ERROR_CODES } from '../billing/compose';
 import { BILLING_GROUP_TYPES, CancellationReasonSchema, CHANGE_BEHAVIOURS, MoneySchema, PLAN_STATUSES } from './catalogue';
-import { AddressSchema, CustomerSummarySchema, PaymentMethodSummarySchema } from './customers';
+import { AddressSchema, CustomerSummarySchema } from './customers';
+import { nullableRef } from './nullable';
+import { EmbeddedPaymentMethodSchema } from './payment-methods';
 import { ViolationSchema } from './problems';
 
 // Representations of subscriptions, their items and usage, as the API returns them.
+
+/** How many measurement values an item embeds (docs/decisions.md, Response shapes). */
+export const ITEM_MEASUREMENT_VALUES = 5;
+
+const PeriodSchema = z.object({
+  id: z.string(),
+  contractPeriodCount: z.number().int(),
+  contractPeriod: z.string().nullable(),
+  cancellationPeriod: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+const AppliedDiscountSchema = z.object({
+  id: z.string(),
+  coupon: z.object({ id: z.string(), code: z.string() }),
+  status: z.enum(['active', 'expired', 'removed']),
+  appliedIntervals: z.number().int(),
+  discount: z.object({
+    name: z.string(),
+    type: z.enum(['percentage', 'fixed_amount']),
+    percentage: z.number().int().nullable(),
+    fixedAmount: MoneySchema.nullable(),
+    frequency: z.enum(['once', 'limited', 'lifetime']),
+    frequencyInterval: z.number().int().nullable(),
+  }),
+});
+/** A measurement value as a subscription item embeds it (spec §2.4). */
+const EmbeddedMeasurementValueSchema = z
+  .object({ id: z.string(), measurement: z.string(), quantity: z.string(), measuredAt: z.string() })
+  .openapi('EmbeddedMeasurementValue');
 
 export const SubscriptionItemSchema = z
   .object({
@@ -24,6 +56,12 @@ export const SubscriptionItemSchema = z
     endDate: z.string().nullable(),
     activatedAt: z.string().nullable(),
     inheritedPeriod: z.boolean(),
+    measurementValues: z.array(EmbeddedMeasurementValueSchema).openapi({
+      description: `The item's latest measurement values, newest first (at most ${ITEM_MEASUREMENT_VALUES}); all of them: GET /subscription-items/{id}/measurement-values`,
+    }),
+    currentMeasurementValue: nullableRef(EmbeddedMeasurementValueSchema).openapi({ description: 'The newest measurement value; null before the first' }),
+    appliedDiscounts: z.array(AppliedDiscountSchema).openapi({ description: "The subscription's discounts whose coupon applies to this item's product and plan" }),
+    periods: z.array(PeriodSchema).openapi({ description: "The item's contract periods: an item inherits the subscription's (inheritedPeriod)" }),
     billing: z.object({
       lastBilledAt: z.string().nullable(),
       lastBilledFrom: z.string().nullable(),
@@ -55,28 +93,6 @@ const BillingGroupSummarySchema = z.object({
   customDay: z.number().int().nullable(),
   customMonth: z.number().int().nullable(),
 });
-const PeriodSchema = z.object({
-  id: z.string(),
-  contractPeriodCount: z.number().int(),
-  contractPeriod: z.string().nullable(),
-  cancellationPeriod: z.string().nullable(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-});
-const AppliedDiscountSchema = z.object({
-  id: z.string(),
-  coupon: z.object({ id: z.string(), code: z.string() }),
-  status: z.enum(['active', 'expired', 'removed']),
-  appliedIntervals: z.number().int(),
-  discount: z.object({
-    name: z.string(),
-    type: z.enum(['percentage', 'fixed_amount']),
-    percentage: z.number().int().nullable(),
-    fixedAmount: MoneySchema.nullable(),
-    frequency: z.enum(['once', 'limited', 'lifetime']),
-    frequencyInterval: z.number().int().nullable(),
-  }),
-});
 /** Why billing failed (docs/decisions.md, Invoices and billing); `billing_error` is anything unforeseen. */
 /** The foreseen causes of the composer, and `billing_error` for any other failure (not described). */
 export const SUBSCRIPTION_BILLING_ERROR_CODES = [...BILLING_ERROR_CODES, 'billing_error'] as const;
@@ -102,9 +118,9 @@ export const SubscriptionSchema = z
     items: z.array(SubscriptionItemSchema),
     billingGroup: BillingGroupSummarySchema.nullable(),
     periods: z.array(PeriodSchema),
-    paymentMethod: PaymentMethodSummarySchema.nullable(),
+    paymentMethod: nullableRef(EmbeddedPaymentMethodSchema).openapi({ description: "The subscription's own method, else the customer's default (the shortened form of spec §2.2)" }),
     defaultPaymentMethod: z.boolean(),
-    invoiceAddress: AddressSchema.nullable(),
+    invoiceAddress: nullableRef(AddressSchema),
     defaultInvoiceAddress: z.boolean(),
     poNumber: z.string().nullable(),
     contractDetails: z.object({ contractStart: z.string(), contractEnd: z.string().nullable() }),
@@ -116,13 +132,13 @@ export const SubscriptionSchema = z
     lastBillingAt: z.string().nullable(),
     cancellationDate: z.string().nullable(),
     cancelledAt: z.string().nullable(),
-    cancellationReason: CancellationReasonSchema.nullable(),
+    cancellationReason: nullableRef(CancellationReasonSchema),
     cancellationReasonText: z.string().nullable().openapi({ description: 'The cancellation reason when it was given as free text (not a reason id or code)' }),
     isCancellationPending: z.boolean(),
     nextPossibleCancellationDate: z.array(z.string()),
     appliedDiscounts: z.array(AppliedDiscountSchema),
     partner: PartnerSummarySchema.nullable(),
-    lastBillingError: BillingErrorSchema.nullable().openapi({ description: 'Why the last attempt to bill the subscription failed; null once billing succeeds again' }),
+    lastBillingError: nullableRef(BillingErrorSchema).openapi({ description: 'Why the last attempt to bill the subscription failed; null once billing succeeds again' }),
     // Custom fields are the tenant's own (GET /custom-fields): open by design.
     customFields: z.record(z.string(), z.unknown()).nullable(),
     createdAt: z.string(),

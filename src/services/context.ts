@@ -28,6 +28,8 @@ export interface ServiceContext extends Ports {
   env: Env;
   tenant: Tenant;
   now: Date;
+  /** The API's public origin for absolute URLs in resources; null outside a request without PUBLIC_BASE_URL. */
+  publicBaseUrl: string | null;
   waitUntil(promise: Promise<unknown>): void;
 }
 
@@ -39,6 +41,8 @@ export interface ContextInit {
   /** The tenant's database, from the one door (`tenantDb`/`openTenant`, src/db/directory.ts): its shard. */
   db: Db;
   waitUntil?(promise: Promise<unknown>): void;
+  /** The request's origin (HTTP); PUBLIC_BASE_URL, when set, wins. */
+  origin?: string;
   /** Default: through the TenantObject's stub; the object passes its own, in-object numbering. */
   numbering?: Numbering;
 }
@@ -57,6 +61,7 @@ export function createServiceContext(init: ContextInit): ServiceContext {
     env: init.env,
     tenant: init.tenant,
     now,
+    publicBaseUrl: init.env.PUBLIC_BASE_URL?.replace(/\/+$/, '') || init.origin || null,
     // Without an execution context (cron loops, unit tests) the promise runs on its own.
     waitUntil: init.waitUntil ?? ((p) => void p.catch(() => undefined)),
     ...platformPorts(init.env),

@@ -69,6 +69,8 @@ describe('tenant isolation on every route', () => {
     const run = (await api('/billing-runs', { token: a.key, method: 'POST' })).body;
     const webhook = await make('/webhooks', { url: 'https://hooks.a.example/billing', events: ['customer.updated'] });
     const checkoutLink = await make('/checkout-links', { slug: 'a-link', items: [{ product: product.id, pricePlan: pricePlan.id }] });
+    const cart = (await api(`/public/checkout/links/${a.id}/a-link/cart`, { method: 'POST' })).body;
+    expect(cart.id).toEqual(expect.any(String));
     const offerTemplate = await make('/offer-templates', { name: 'A terms', sections: ['<p>A terms</p>'] });
     const offerDraft = await make('/subscriptions', { customer: customer.id, items: [{ product: product.id, pricePlan: pricePlan.id }] });
     const offer = await make('/offers', { customer: customer.id, name: 'A offer', subscription: { items: [{ product: product.id, pricePlan: pricePlan.id }] } });
@@ -175,6 +177,7 @@ describe('tenant isolation on every route', () => {
       '/billing-runs/{id}': { id: run.id },
       '/webhooks/{id}': { id: webhook.id },
       '/checkout-links/{id}': { id: checkoutLink.id },
+      '/checkout/carts/{id}': { id: cart.id },
       '/checkout-links/{id}/enable': { id: checkoutLink.id },
       '/checkout-links/{id}/disable': { id: checkoutLink.id },
       '/offer-templates/{id}': { id: offerTemplate.id },
@@ -298,6 +301,7 @@ describe('tenant isolation on every route', () => {
       'put /invoices/{id}/dunning': { dunningDisabled: true },
       'put /invoices/{id}/note': { internalNote: 'Stolen' },
       'put /invoices/{id}/address': { address: null },
+      'post /invoices/{id}/address': { address: null },
       'post /invoices/{id}/payment-method': { paymentMethod: null },
       'post /invoices/{id}/comments': { text: 'Stolen' },
       'put /webhooks/{id}': { url: 'https://evil.example/x', events: ['*'] },

@@ -183,12 +183,13 @@ const crudCases: CrudCase[] = [
       taxGroup: i === 2 ? d.other.id : d.group.id,
       countryCode: ['FR', 'AT', 'DE'][i],
       validFrom: ['2026-03-01', '2026-01-01', '2026-02-01'][i],
-      rate: ['20', '20.5', '7'][i],
+      // Numbers, as spec §2.3 shows the rate.
+      rate: [20, 20.5, 7][i],
       code: `T${i}`,
       description: i === 0 ? 'France' : null,
     }),
-    replace: (d) => ({ taxGroup: d.group.id, countryCode: 'IT', validFrom: '2027-01-01', rate: '22', code: 'IT22', description: 'Italy' }),
-    patch: { rate: '21.5' },
+    replace: (d) => ({ taxGroup: d.group.id, countryCode: 'IT', validFrom: '2027-01-01', rate: 22, code: 'IT22', description: 'Italy' }),
+    patch: { rate: 21.5 },
     invalid: (d) => ({ taxGroup: d.group.id, countryCode: 'DE', validFrom: '2026-01-01', rate: '101', code: 'X' }),
     invalidPaths: ['rate'],
     filters: [

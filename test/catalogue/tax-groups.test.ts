@@ -16,20 +16,24 @@ describe('tax groups and taxes', () => {
     { rate: '101', ok: false },
     { rate: '100.0001', ok: false },
     { rate: '-1', ok: false },
-    { rate: 19, ok: false },
     { rate: '19.12345', ok: false },
     { rate: '', ok: false },
     { rate: '0', ok: true },
     { rate: '100', ok: true },
     { rate: '7.7', ok: true },
     { rate: '25.5', ok: true },
+    // Spec §2.3 shows the rate as a number: taken as written, shown as a number.
+    { rate: 7.5, ok: true },
+    { rate: 19, ok: true },
+    { rate: 19.12345, ok: false },
+    { rate: 101, ok: false },
   ])('rate $rate: accepted $ok', async ({ rate, ok: accepted }) => {
     const t = await createTenant();
     const group = await created(post(t, '/tax-groups', { type: 'standard' }));
     const res = await post(t, '/taxes', { taxGroup: group.id, countryCode: 'DE', validFrom: '2026-01-01', rate, code: 'X' });
     if (accepted) {
       expectStatus(res, 201);
-      expect(res.body.rate).toBe(rate);
+      expect(res.body.rate).toBe(Number(rate));
     } else {
       expectProblem(res, 422);
       expect(new Set(paths(res))).toEqual(new Set(['rate']));

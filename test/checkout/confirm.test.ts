@@ -83,7 +83,7 @@ describe('PUT /public/checkout/cart/{id}/confirm', () => {
     expect(paid.body.status).toBe('paid');
     const done = (await cartGet(cart.id)).body;
     expect(await rows(t)).toEqual({ customers: 1, methods: 2, subscriptions: 1, invoices: 1 });
-    expect((await get(t, `/invoices/${done.invoice}`)).body).toMatchObject({ status: 'STATUS_PAID', paymentMethod: done.paymentMethod });
+    expect((await get(t, `/invoices/${done.invoice}`)).body).toMatchObject({ status: 'STATUS_PAID', paymentMethod: { id: done.paymentMethod } });
     expect((await get(t, `/subscriptions/${done.subscription}`)).body.paymentMethod).toMatchObject({ id: done.paymentMethod });
     const attempts = (await get(t, `/transactions?invoice=${done.invoice}`)).body.data.map((x: any) => [x.attempt, x.status]);
     expect(attempts).toEqual([

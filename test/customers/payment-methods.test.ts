@@ -24,7 +24,9 @@ describe('PATCH /customers/{id}/payment-method', () => {
 
     const res = await setDefault(t, c.id, { paymentMethodId: sepa });
     expectStatus(res, 200);
-    expect(res.body.defaultPaymentMethod).toEqual({ id: sepa, gatewayName: 'sepa_debit', type: 'sepa_debit', name: 'My sepa_debit', status: 'active', default: true, enabled: true });
+    // The full method (spec §2.2), as GET /payment-methods/{id} shows it, the IBAN masked.
+    expect(res.body.defaultPaymentMethod).toEqual({ ...(await get(t, `/payment-methods/${sepa}`)).body, default: true });
+    expect(res.body.defaultPaymentMethod).toMatchObject({ id: sepa, gatewayName: 'sepa_debit', type: 'sepa_debit', name: 'My sepa_debit', status: 'active', default: true, enabled: true });
     expect((await get(t, `/customers/${c.id}`)).body).toEqual(res.body);
     expect(await defaults(t, c.id)).toEqual([{ id: sepa }]);
     expect(await eventTypes(t, c.id)).toEqual(['customer.created', 'customer.updated']);

@@ -13,9 +13,9 @@ describe('overdue rules', () => {
     const defaults = await get(t, '/dunning/overdue-rules');
     expect(defaults.status).toBe(200);
     expect(defaults.body.data.map((r: any) => [r.id, r.level, r.type, r.daysOverdue, r.dueInDays, r.isDefault])).toEqual([
-      [null, 1, 'reminder', 7, 7, true],
-      [null, 2, 'dunning', 14, 7, true],
-      [null, 3, 'dunning', 28, 7, true],
+      ['default-1', 1, 'reminder', 7, 7, true],
+      ['default-2', 2, 'dunning', 14, 7, true],
+      ['default-3', 3, 'dunning', 28, 7, true],
     ]);
     const rule = await post(t, '/dunning/overdue-rules', {
       level: 1,

@@ -31,10 +31,10 @@ describe('POST /invoices/{id}/payment-method', () => {
     const inv = await finalized(t, c.id, [line('10.00')]);
     const fynn = await api(`/invoices/${inv.id}/payment-method`, { token: t.key, body: { paymentMethodId: card } });
     expect(fynn.status).toBe(201);
-    expect(fynn.body.paymentMethod).toBe(card);
+    expect(fynn.body.paymentMethod).toMatchObject({ id: card, type: 'card', customer: c.id });
     const ours = await api(`/invoices/${inv.id}/payment-method`, { token: t.key, body: { paymentMethod: sepa } });
     expect(ours.status).toBe(201);
-    expect(ours.body.paymentMethod).toBe(sepa);
+    expect(ours.body.paymentMethod).toMatchObject({ id: sepa, type: 'sepa_debit', customer: c.id });
     expect((await api(`/invoices/${inv.id}/payment-method`, { token: t.key, body: { paymentMethodId: null } })).body.paymentMethod).toBeNull();
     // The violation names the field that was sent.
     expect(violations(await api(`/invoices/${inv.id}/payment-method`, { token: t.key, body: { paymentMethodId: await paymentMethod(t, other.id) } }))).toEqual([
@@ -98,7 +98,8 @@ describe('POST /invoices/{id}/credit', () => {
       type: 'TYPE_CREDIT',
       title: `Credit note for ${inv.number}: product unsatisfactory`,
       internalNote: 'Two items broken',
-      paymentMethod: pm,
+      paymentMethod: { id: pm, type: 'sepa_debit' },
+      referencedInvoice: { id: inv.id, number: inv.number, type: 'TYPE_INVOICE' },
       introduction: 'We are sorry.',
       closing: 'Kind regards',
       netAmount: { amount: '-30.00' },

@@ -237,7 +237,7 @@ describe('payments, cancellation, credit notes', () => {
     expect(res.body.status).toBe('STATUS_CANCELLED');
     expect(res.body.cancellationDocument.number).toBe('ST-0000000001');
     const doc = (await api(`/invoices/${res.body.cancellationDocument.id}`, { token: t.key })).body;
-    expect(doc).toMatchObject({ type: 'TYPE_CANCEL', referencedInvoice: inv.id, grossAmount: { amount: '-41.05' }, netAmount: { amount: '-35.00' }, taxAmount: { amount: '-6.05' } });
+    expect(doc).toMatchObject({ type: 'TYPE_CANCEL', referencedInvoice: { id: inv.id, type: 'TYPE_INVOICE', number: inv.number }, grossAmount: { amount: '-41.05' }, netAmount: { amount: '-35.00' }, taxAmount: { amount: '-6.05' } });
     expect(doc.positions.map((p: any) => [p.quantity, p.netAmount.amount])).toEqual([
       ['-3', '-30.00'],
       ['-1', '-5.00'],

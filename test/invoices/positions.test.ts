@@ -52,13 +52,13 @@ describe('invoice positions', () => {
       group: { id: header.id, ranking: 1, name: 'Consulting' },
       unit: { id: unit.id, name: 'Stück' },
       taxGroup: { id: group.id, internalDescription: 'Standard', reverseChargeType: 'REVERSE_CHARGE', type: 'standard' },
-      tax: { id: tax.body.id, code: 'DE19', description: 'USt 19 %', rate: '19' },
+      tax: { id: tax.body.id, code: 'DE19', description: 'USt 19 %', rate: 19 },
       type: 'product',
       createdAt: '2026-02-01T10:00:00.000Z',
     });
     // 3 × 80.00 = 240.00 at 19 % = 45.60; 10.00 at 7 % = 0.70.
     expect(amounts(hours)).toEqual(['240.00', '0.00', '240.00', '45.60', '285.60']);
-    expect(other).toMatchObject({ group: null, unit: null, taxGroup: null, tax: { id: null, code: 'S', description: '7%', rate: '7' } });
+    expect(other).toMatchObject({ group: null, unit: null, taxGroup: null, tax: { id: null, code: 'S', description: '7%', rate: 7 } });
     expect(amounts(other)).toEqual(['10.00', '0.00', '10.00', '0.70', '10.70']);
     expect(header.group).toBeNull();
   });

@@ -54,6 +54,37 @@ invoiceDetailRoutes.openapi(
 
 const reference = z.string().min(1).max(64).nullable();
 
+/** `address` (as on PUT) or `invoiceAddress` (as subscriptions name it): one of the two; null: the customer's billing address. */
+const SetAddressSchema = z
+  .strictObject({ address: reference.optional(), invoiceAddress: reference.optional() })
+  .superRefine((v, ctx) => {
+    if (v.address !== undefined && v.invoiceAddress !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['invoiceAddress'], message: 'Give address or invoiceAddress, not both.', params: { code: 'conflicting_alias' } });
+    } else if (v.address === undefined && v.invoiceAddress === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['address'], message: 'Required (or invoiceAddress); null for the customer\'s billing address.', params: { code: 'required' } });
+    }
+  })
+  .openapi('InvoiceSetAddress');
+
+invoiceDetailRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/invoices/{id}/address',
+    access: 'invoice:write',
+    tags,
+    summary: "Set the customer address of a draft (Fynn's operation)",
+    description:
+      "One of the customer's addresses by id, or null for the customer's billing address, copied onto the draft. A finalized document keeps the address it was issued with: 409 `invalid-transition` (cancel and duplicate it to correct it).",
+    request: { params, body: jsonBody(SetAddressSchema) },
+    responses: { 201: jsonResponse(InvoiceSchema, 'The document') },
+  }),
+  async (c) => {
+    const b = c.req.valid('json');
+    const [field, value] = b.address !== undefined ? ['address', b.address] : ['invoiceAddress', b.invoiceAddress ?? null];
+    return c.json(await setAddress(serviceContext(c), c.req.valid('param').id, value, field), 201);
+  },
+);
+
 /** Fynn's `paymentMethodId` or our `paymentMethod`: one of the two; null removes it. */
 const PaymentMethodSchema = z
   .strictObject({ paymentMethodId: reference.optional(), paymentMethod: reference.optional() })

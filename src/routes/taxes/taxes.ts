@@ -1,13 +1,18 @@
 import { z } from '@hono/zod-openapi';
 import { createRouter } from '../../http/openapi';
-import { calendarDate, countryCode, decimalString, optionalText, requiredText } from '../../http/schemas';
+import { exactNumbers } from '../../http/exact-numbers';
+import { calendarDate, countryCode, decimalOrNumber, optionalText, requiredText } from '../../http/schemas';
 import { TaxSchema } from '../../schemas/catalogue';
 import { taxService } from '../../services/catalogue/taxes';
 import { registerResourceRoutes } from '../resource-routes';
 
-const rate = decimalString(4).refine((v) => Number(v) <= 100, { message: 'Must be between 0 and 100.', params: { code: 'out_of_range' } });
+// Spec §2.3 shows the rate as a number: one is taken as written (exactNumbers), as is a decimal string.
+const rate = decimalOrNumber(4, {}, '19').refine((v) => Number(v) <= 100, { message: 'Must be between 0 and 100.', params: { code: 'out_of_range' } });
 
 export const taxRoutes = createRouter();
+
+taxRoutes.use('/taxes', exactNumbers('rate'));
+taxRoutes.use('/taxes/:id', exactNumbers('rate'));
 
 registerResourceRoutes(taxRoutes, {
   paths: { collection: '/taxes', item: '/taxes/{id}' },

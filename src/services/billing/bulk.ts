@@ -58,7 +58,7 @@ export async function billChunk(ctx: ServiceContext, chunk: SubscriptionRow[], p
         continue;
       }
       // Checked now, so that a document that cannot be finalized fails alone, before the batch.
-      const request = composed.skipOnly || composed.approval ? null : (await finalizationRequest(ctx, { row: composed.row, positions: composed.positions, customer: composed.payer }, null)).request;
+      const request = composed.skipOnly || composed.approval ? null : (await finalizationRequest(ctx, { row: composed.row, embeds: composed.embeds, positions: composed.positions, customer: composed.payer }, null)).request;
       ready.push({ row, composed, rows: billedRows(ctx, composed, asOf), request });
     } catch (err) {
       out.failed.push({ row, err });

@@ -181,12 +181,12 @@ export async function commitComposed(ctx: ServiceContext, composed: Composed, as
     const outcome = await batchOrAlreadyBilled(() => runBatch(ctx.db, statements));
     return outcome === 'already_billed' ? { invoiceId: null, finalized: false, lines: 0, skipped: 'already_billed' } : { invoiceId: null, finalized: false, lines: composed.lines.length, skipped: null };
   }
-  const { row, positions, lines, approval, payer } = composed;
+  const { row, positions, lines, approval, payer, embeds } = composed;
   // The draft and its ledger rows go in with the numbering (one batch inside the TenantObject, see
   // the Numbering port); a draft awaiting approval is only written.
   const outcome = await batchOrAlreadyBilled(async () => {
     if (approval) return runBatch(ctx.db, statements);
-    const { request } = await finalizationRequest(ctx, { row, positions, customer: payer }, null);
+    const { request } = await finalizationRequest(ctx, { row, embeds, positions, customer: payer }, null);
     const result = await ctx.numbering.finalize(request, statements);
     if (!result.ok) throw new Error(`invoice ${row.id} was changed while it was being written`);
   });

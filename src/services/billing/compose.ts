@@ -9,7 +9,8 @@ import { subscriptions } from '../../db/schema';
 import { newId } from '../../lib/ids';
 import type { ServiceContext } from '../context';
 import { billingAddress, chooseBillingAddress } from '../invoices/drafts';
-import { renderInvoice, type InvoiceRow, type PositionRow } from '../invoices/render';
+import { renderInvoice, type InvoiceEmbeds, type InvoiceRow, type PositionRow } from '../invoices/render';
+import { composedEmbeds } from '../invoices/embeds';
 import { newInvoiceRow } from '../invoices/row';
 import { loadSettings } from '../platform/settings';
 import { memo } from '../common/memo';
@@ -43,6 +44,7 @@ export type Composed =
       appliedCoupons: string[];
       approval: boolean;
       payer: SubscriptionAggregate['customer'];
+      embeds: InvoiceEmbeds;
       now: Date;
     };
 
@@ -150,8 +152,9 @@ export async function composePlanned(
     exchangeRates: composed.exchangeRates.length ? composed.exchangeRates : null,
     billingRunId: runId,
   });
-  const resource = renderInvoice({ row, positions, customer: payer });
-  return { skipOnly: false, row, resource, positions, lines, planned, appliedCoupons: composed.appliedCoupons, approval, payer, now };
+  const embeds = composedEmbeds(ctx, row.paymentMethodId, first.paymentMethod, first.creditorId);
+  const resource = renderInvoice({ row, embeds, positions, customer: payer });
+  return { skipOnly: false, row, resource, positions, lines, planned, appliedCoupons: composed.appliedCoupons, approval, payer, embeds, now };
 }
 
 /** Plans and composes what is due at `asOf` of a subscription and its billing group (nothing written). */

@@ -23,7 +23,7 @@ export async function estimatedInvoice(ctx: ServiceContext, subscriptionId: stri
 /** The same estimate as a document to render (a PDF preview). */
 export async function estimatedInvoiceDocument(ctx: ServiceContext, subscriptionId: string): Promise<InvoiceAggregate | null> {
   const composed = await unlessUnbillable(() => nextInvoice(ctx, subscriptionId));
-  return composed && { row: composed.row, positions: composed.positions, customer: composed.payer };
+  return composed && { row: composed.row, embeds: composed.embeds, positions: composed.positions, customer: composed.payer };
 }
 
 /**

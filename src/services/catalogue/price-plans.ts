@@ -75,6 +75,10 @@ export function renderPricePlan(r: PricePlanRow): PricePlanResource {
     custom: r.custom,
     customer: r.customerId,
     salesChannel: r.salesChannel,
+    // A one-time price is the price of a charge: its product (docs/decisions.md, Response shapes).
+    charge: r.type === 'one_time' ? r.productId : null,
+    // The catalogue has no product sets, so no price belongs to an option of one.
+    productSetOption: null,
     inUse: Boolean(r.inUse),
     checkoutLinkIds: r.checkoutLinkIds ? (JSON.parse(r.checkoutLinkIds) as string[]) : [],
     createdAt: r.createdAt,

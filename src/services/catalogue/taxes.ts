@@ -52,7 +52,8 @@ export const taxService = resourceService({
     taxGroup: r.taxGroupId,
     countryCode: r.countryCode,
     validFrom: r.validFrom,
-    rate: r.rate,
+    // A percentage with at most 4 decimals, not money: a JSON number shows it exactly.
+    rate: Number(r.rate),
     code: r.code,
     description: r.description,
     createdAt: r.createdAt,

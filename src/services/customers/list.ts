@@ -6,7 +6,7 @@ import type { ServiceContext } from '../context';
 import { collection, pageOffset, paginationQuery, sortDirection } from '../../http/pagination';
 import { normalizeVatId } from '../ports/vat-checker';
 import { renderCustomer } from './render';
-import { selectAggregates, toAggregate } from './read';
+import { selectAggregates, toAggregates } from './read';
 
 const text = (description: string) => z.string().max(255).optional().openapi({ description });
 
@@ -97,5 +97,5 @@ export async function listCustomers(ctx: ServiceContext, q: CustomerListQuery) {
     ctx.db.select({ n: count() }).from(customers).where(where),
     selectAggregates(ctx.db).where(where).orderBy(...order).limit(q.limit).offset(pageOffset(q)),
   ]);
-  return collection(rows.map((r) => renderCustomer(toAggregate(r))), total?.n ?? 0, q);
+  return collection((await toAggregates(ctx, rows)).map(renderCustomer), total?.n ?? 0, q);
 }

@@ -34,7 +34,6 @@ export async function setDefaultPaymentMethod(ctx: ServiceContext, customerId: s
     throw ApiError.violation('paymentMethodId', `The payment method is ${method.enabled ? method.status : 'disabled'} and cannot be the default.`, 'not_usable');
   }
   const row: CustomerRow = { ...before.row, updatedAt: nextUpdatedAt(ctx.now, before.row.updatedAt) };
-  const chosen = { id: method.id, gatewayName: method.gatewayName, type: method.type, name: method.name, status: method.status, default: true, enabled: method.enabled };
   const [previous, creditorId] = await Promise.all([otherDefaults(ctx, customerId, method.id), creditorIdOf(ctx)]);
   const statements: BatchItem<'sqlite'>[] = takeDefault(ctx, customerId, method.id, previous, creditorId);
   if (!method.isDefault) {
@@ -45,5 +44,5 @@ export async function setDefaultPaymentMethod(ctx: ServiceContext, customerId: s
       insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: 'payment_method.updated', resourceId: method.id, data: renderPaymentMethod({ ...method, isDefault: true, updatedAt }, creditorId), now: ctx.now }),
     );
   }
-  return commitCustomerChange(ctx, before, row, 'customer.updated', statements, { paymentMethod: chosen });
+  return commitCustomerChange(ctx, before, row, 'customer.updated', statements, { paymentMethod: renderPaymentMethod({ ...method, isDefault: true }, creditorId) });
 }

@@ -3,7 +3,8 @@ import { type Db, outer, preparedOnce } from '../../db/client';
 import { customers } from '../../db/schema';
 import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';
-import type { PaymentMethodSummary } from '../../schemas/customers';
+import type { PaymentMethodResource } from '../../schemas/payment-methods';
+import { embedPaymentMethods } from '../payments/methods-embed';
 import type { AddressResource, ContactRef, CustomerAggregate, CustomerRow, EmailResource, GroupRef, PartnerRef } from './render';
 
 const bool = (column: string) => sql.raw(`json(CASE WHEN ${column} THEN 'true' ELSE 'false' END)`);
@@ -25,8 +26,8 @@ const embedded = {
   partner: sql<string | null>`(SELECT json_object('id', q.id, 'name', coalesce(q.company_name, nullif(trim(coalesce(q.first_name, '') || ' ' || coalesce(q.last_name, '')), ''), q.email),
       'number', q.customer_number, 'email', q.email)
     FROM customers q WHERE q.tenant_id = ${outer(customers.tenantId)} AND q.id = ${outer(customers.partnerId)})`,
-  paymentMethod: sql<string | null>`(SELECT json_object('id', m.id, 'gatewayName', m.gateway_name, 'type', m.type, 'name', m.name, 'status', m.status,
-      'default', ${bool('m.is_default')}, 'enabled', ${bool('m.enabled')})
+  // Only the id: the method is rendered by its own renderer (embedPaymentMethods), one query per page.
+  paymentMethod: sql<string | null>`(SELECT m.id
     FROM payment_methods m WHERE m.tenant_id = ${outer(customers.tenantId)} AND m.customer_id = ${outer(customers.id)} AND m.is_default = 1
     ORDER BY m.created_at, m.id LIMIT 1)`,
 };
@@ -55,7 +56,7 @@ type AggregateRecord = {
   paymentMethod: string | null;
 };
 
-export function toAggregate(r: AggregateRecord): CustomerAggregate {
+function toAggregate(r: AggregateRecord, methods: ReadonlyMap<string, PaymentMethodResource>): CustomerAggregate {
   return {
     row: r.row,
     addresses: JSON.parse(r.addresses) as AddressResource[],
@@ -63,8 +64,14 @@ export function toAggregate(r: AggregateRecord): CustomerAggregate {
     group: r.group ? (JSON.parse(r.group) as GroupRef) : null,
     contact: r.contact ? (JSON.parse(r.contact) as ContactRef) : null,
     partner: r.partner ? (JSON.parse(r.partner) as PartnerRef) : null,
-    paymentMethod: r.paymentMethod ? (JSON.parse(r.paymentMethod) as PaymentMethodSummary) : null,
+    paymentMethod: r.paymentMethod ? (methods.get(r.paymentMethod) ?? null) : null,
   };
+}
+
+/** Records of `selectAggregates` with their default payment methods: one more query for any number of them. */
+export async function toAggregates(ctx: ServiceContext, records: AggregateRecord[]): Promise<CustomerAggregate[]> {
+  const methods = await embedPaymentMethods(ctx, records.map((r) => r.paymentMethod));
+  return records.map((r) => toAggregate(r, methods));
 }
 
 export function byId(ctx: ServiceContext, id: string): SQL {
@@ -80,7 +87,7 @@ const customerById = preparedOnce((db) =>
 export async function loadCustomer(ctx: ServiceContext, id: string): Promise<CustomerAggregate> {
   const r = await customerById(ctx.db).get({ tenantId: ctx.tenant.id, id });
   if (!r) throw ApiError.notFound('Customer');
-  return toAggregate(r);
+  return (await toAggregates(ctx, [r]))[0]!;
 }
 
 /** The customer's own row only; for operations that check existence or state without the embeds. */

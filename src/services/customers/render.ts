@@ -1,5 +1,6 @@
 import { customerAddresses, customerEmailAddresses, customers } from '../../db/schema';
-import type { AddressResource, CustomerResource, EmailResource, PaymentMethodSummary } from '../../schemas/customers';
+import type { AddressResource, CustomerResource, EmailResource } from '../../schemas/customers';
+import type { PaymentMethodResource } from '../../schemas/payment-methods';
 
 export type CustomerRow = typeof customers.$inferSelect;
 export type AddressRow = typeof customerAddresses.$inferSelect;
@@ -23,7 +24,7 @@ export interface CustomerAggregate {
   contact: ContactRef | null;
   partner: PartnerRef | null;
   /** The default among the customer's payment methods. */
-  paymentMethod: PaymentMethodSummary | null;
+  paymentMethod: PaymentMethodResource | null;
 }
 
 export function renderAddress(a: AddressRow): AddressResource {

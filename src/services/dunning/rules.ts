@@ -31,12 +31,15 @@ export interface DunningRuleWrite {
 /** Minor units as the wire's money object. */
 export const moneyOf = (minor: number, currencyCode: string) => formatMoney(fromMinorUnits(minor, currencyCode), currencyCode);
 
+/** The id a rule of the default set shows: a stable name of its level (docs/decisions.md, Response shapes). */
+export const defaultRuleId = (level: number) => `default-${level}`;
+
 function renderRule(r: Omit<RuleRow, 'tenantId' | 'id' | 'createdAt' | 'updatedAt'> & { id: string | null; createdAt: string | null; updatedAt: string | null }): DunningRuleResource {
   const texts = Object.fromEntries(
     Object.entries(r.texts ?? {}).map(([lang, t]) => [lang, { title: t.title ?? null, introduction: t.introduction ?? null, closing: t.closing ?? null, emailSubject: t.emailSubject ?? null, emailBody: t.emailBody ?? null }]),
   );
   return {
-    id: r.id,
+    id: r.id ?? defaultRuleId(r.level),
     level: r.level,
     type: r.type,
     daysOverdue: r.daysOverdue,

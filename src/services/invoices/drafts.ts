@@ -12,6 +12,7 @@ import { checkCustomFieldValues, selectCustomFieldDefinitions } from '../custome
 import { customerExists } from '../customers/guards';
 import { buildPositions, checkedTotals } from './build-positions';
 import { flattenItems, type PositionItem } from './position-input';
+import { invoiceEmbeds } from './embeds';
 import { type CustomerRow, type InvoiceType, renderInvoice } from './render';
 import { type NewInvoiceFields, newInvoiceRow } from './row';
 import { byId, loadInvoice } from './read';
@@ -72,7 +73,7 @@ export async function createDraft(ctx: ServiceContext, input: DraftInput, type: 
     ...totals!,
     ...extra,
   });
-  const resource = renderInvoice({ row, positions, customer });
+  const resource = renderInvoice({ row, embeds: await invoiceEmbeds(ctx, [row]), positions, customer });
   const statements: BatchItem<'sqlite'>[] = [ctx.db.insert(invoices).values(row), insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: 'invoice.created', resourceId: id, data: resource, now: ctx.now })];
   statements.push(...insertRows(ctx.db, invoicePositions, positions));
   // A customer deleted meanwhile must not be left with an invoice (its delete checks the other way).

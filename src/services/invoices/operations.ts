@@ -56,8 +56,12 @@ export async function setNote(ctx: ServiceContext, id: string, input: { internal
   return commitInvoiceChange(ctx, before, { internalNote: input.internalNote }, ['invoice.updated']);
 }
 
-/** Drafts take a new address (one of the customer's, or the current billing address); finalized documents keep theirs. */
-export async function setAddress(ctx: ServiceContext, id: string, addressId: string | null) {
+/**
+ * Drafts take a new address (one of the customer's, or the current billing address); finalized
+ * documents keep theirs: 409, they are corrected by cancelling and duplicating (docs/decisions.md,
+ * Response shapes). `path` names the field the address was sent in.
+ */
+export async function setAddress(ctx: ServiceContext, id: string, addressId: string | null, path = 'address') {
   const before = await loadInvoice(ctx, id);
   if (before.row.status !== 'STATUS_DRAFT') throw ApiError.conflict('The address of a finalized document cannot change.', 'invalid-transition');
   let address = await billingAddress(ctx, before.row.customerId);
@@ -67,7 +71,7 @@ export async function setAddress(ctx: ServiceContext, id: string, addressId: str
       .from(customerAddresses)
       .where(and(eq(customerAddresses.tenantId, ctx.tenant.id), eq(customerAddresses.id, addressId), eq(customerAddresses.customerId, before.row.customerId)))
       .get();
-    if (!row) throw ApiError.violation('address', 'No such address of this customer.', 'not_found');
+    if (!row) throw ApiError.violation(path, 'No such address of this customer.', 'not_found');
     address = renderAddress(row) as unknown as Record<string, unknown>;
   }
   return commitInvoiceChange(ctx, before, { invoiceAddress: address }, ['invoice.updated']);

@@ -7,6 +7,7 @@ import type { ServiceContext } from '../context';
 import { collection, pageOffset, paginationQuery, sortDirection, type Page } from '../../http/pagination';
 import { timestamp } from '../../http/schemas';
 import { type InvoiceAggregate, type InvoiceResource, renderInvoice } from './render';
+import { embedsFrom, embedStatements } from './embeds';
 
 export function byId(ctx: ServiceContext, id: string) {
   return and(eq(invoices.tenantId, ctx.tenant.id), eq(invoices.id, id));
@@ -15,7 +16,7 @@ export function byId(ctx: ServiceContext, id: string) {
 export async function loadInvoice(ctx: ServiceContext, id: string, customerScope?: string): Promise<InvoiceAggregate> {
   const row = await ctx.db.select().from(invoices).where(and(byId(ctx, id), customerScope ? eq(invoices.customerId, customerScope) : undefined)).get();
   if (!row) throw ApiError.notFound('Invoice');
-  const [positions, customerRows, cancellation, files, openDunning, credited] = await ctx.db.batch([
+  const [positions, customerRows, cancellation, files, openDunning, credited, methods, referenced] = await ctx.db.batch([
     ctx.db.select().from(invoicePositions).where(and(eq(invoicePositions.tenantId, ctx.tenant.id), eq(invoicePositions.invoiceId, id))).orderBy(asc(invoicePositions.sort)),
     ctx.db.select().from(customers).where(and(eq(customers.tenantId, ctx.tenant.id), eq(customers.id, row.customerId))),
     ctx.db
@@ -25,8 +26,10 @@ export async function loadInvoice(ctx: ServiceContext, id: string, customerScope
     ctx.db.select().from(media).where(and(eq(media.tenantId, ctx.tenant.id), eq(media.ownerType, 'invoice'), eq(media.ownerId, id))),
     ctx.db.select().from(dunningDocuments).where(and(eq(dunningDocuments.tenantId, ctx.tenant.id), eq(dunningDocuments.invoiceId, id), eq(dunningDocuments.status, 'open'))),
     creditedQuery(ctx, [id]),
+    ...embedStatements(ctx, [row]),
   ]);
-  const agg: InvoiceAggregate = { row, positions, customer: customerRows[0]!, media: files, openDunning, credited: credited[0]?.amount ?? 0 };
+  const embeds = await embedsFrom(ctx, methods, referenced);
+  const agg: InvoiceAggregate = { row, embeds, positions, customer: customerRows[0]!, media: files, openDunning, credited: credited[0]?.amount ?? 0 };
   (agg as InvoiceAggregate & { cancellation?: { id: string; number: string | null } }).cancellation = cancellation[0];
   return agg;
 }
@@ -163,7 +166,7 @@ export async function aggregatesOf(ctx: ServiceContext, rows: InvoiceAggregate['
   if (rows.length === 0) return out;
   const ids = rows.map((r) => r.id);
   const customerIds = [...new Set(rows.map((r) => r.customerId))];
-  const [positions, customerRows, files, openDunning, credited] = await ctx.db.batch([
+  const [positions, customerRows, files, openDunning, credited, methods, referenced] = await ctx.db.batch([
     ctx.db
       .select()
       .from(invoicePositions)
@@ -173,7 +176,9 @@ export async function aggregatesOf(ctx: ServiceContext, rows: InvoiceAggregate['
     ctx.db.select().from(media).where(and(eq(media.tenantId, ctx.tenant.id), eq(media.ownerType, 'invoice'), inJson(media.ownerId, ids))),
     ctx.db.select().from(dunningDocuments).where(and(eq(dunningDocuments.tenantId, ctx.tenant.id), inJson(dunningDocuments.invoiceId, ids), eq(dunningDocuments.status, 'open'))),
     creditedQuery(ctx, ids),
+    ...embedStatements(ctx, rows),
   ]);
+  const embeds = await embedsFrom(ctx, methods, referenced);
   const creditedOf = new Map(credited.map((c) => [c.invoiceId!, c.amount]));
   const positionsOf = new Map<string, typeof positions>();
   for (const p of positions) positionsOf.set(p.invoiceId, [...(positionsOf.get(p.invoiceId) ?? []), p]);
@@ -183,6 +188,7 @@ export async function aggregatesOf(ctx: ServiceContext, rows: InvoiceAggregate['
   for (const row of rows) {
     out.set(row.id, {
       row,
+      embeds,
       positions: positionsOf.get(row.id) ?? [],
       customer: customerMap.get(row.customerId)!,
       media: filesOf.get(row.id) ?? [],

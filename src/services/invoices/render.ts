@@ -3,7 +3,8 @@ import { formatMoney, fromMinorUnits } from '../../billing/money';
 import { customers, invoicePositions, invoices } from '../../db/schema';
 import { positionTaxes } from './position-amounts';
 import { renderMedia, type MediaRow } from '../documents/media';
-import { INVOICE_TYPES, type InvoicePositionResource, type InvoiceResource, type InvoiceType } from '../../schemas/invoices';
+import { INVOICE_TYPES, type InvoicePositionResource, type InvoiceReference, type InvoiceResource, type InvoiceType } from '../../schemas/invoices';
+import type { PaymentMethodResource } from '../../schemas/payment-methods';
 
 export type InvoiceRow = typeof invoices.$inferSelect;
 type StoredPosition = typeof invoicePositions.$inferSelect;
@@ -33,8 +34,20 @@ export const NUMBER_FORMAT_SETTING: Record<InvoiceType, string> = {
   TYPE_DUNNING: 'dunningLetter.numberFormat',
 };
 
+/**
+ * What an invoice embeds besides its own rows (docs/decisions.md, Response shapes): its payment
+ * method and referenced document by id, and the origin its URLs are absolute on. Read for a whole
+ * page at once (`invoiceEmbeds`).
+ */
+export interface InvoiceEmbeds {
+  paymentMethods: ReadonlyMap<string, PaymentMethodResource>;
+  invoices: ReadonlyMap<string, InvoiceReference>;
+  baseUrl: string | null;
+}
+
 export interface InvoiceAggregate {
   row: InvoiceRow;
+  embeds: InvoiceEmbeds;
   positions: PositionRow[];
   customer: CustomerRow;
   /** The stored files (the row's fileId and xmlFileId), when loaded. */
@@ -51,12 +64,32 @@ function mediaOf(agg: InvoiceAggregate, id: string | null) {
 }
 
 /**
- * The public usage breakdown of a document (relative to the API, as problem types are). It names the
- * tenant, whose shard holds the document (docs/decisions.md, Tenancy and shards); the token is the credential.
+ * The public usage breakdown of a document, on the API's public origin (a path when none is known:
+ * docs/decisions.md, Response shapes). It names the tenant, whose shard holds the document
+ * (docs/decisions.md, Tenancy and shards); the token is the credential.
  */
-export const usageBreakdownPath = (tenantId: string, token: string) => `/public/usage-breakdowns/${encodeURIComponent(tenantId)}/${token}`;
+export const usageBreakdownUrl = (baseUrl: string | null, tenantId: string, token: string) =>
+  `${baseUrl ?? ''}/public/usage-breakdowns/${encodeURIComponent(tenantId)}/${token}`;
 
 const money = (minor: number, currency: string) => formatMoney(fromMinorUnits(minor, currency), currency);
+
+/** How a document shows another that it refers to. */
+export function renderReference(r: InvoiceRow): InvoiceReference {
+  const c = r.currencyCode;
+  return {
+    id: r.id,
+    type: documentType(r.type),
+    status: r.status,
+    number: r.number,
+    currencyCode: c,
+    creationDate: r.createdAt,
+    finalizationDate: r.finalizationDate,
+    dueDate: r.dueDate,
+    netAmount: money(r.netAmount, c),
+    taxAmount: money(r.taxAmount, c),
+    grossAmount: money(r.grossAmount, c),
+  };
+}
 
 /**
  * The document's positions as the API shows them: amounts before and after the line's discount, and
@@ -90,7 +123,7 @@ export function renderPositions(positions: readonly PositionRow[], currency: str
       taxCategory: p.taxCategory,
       taxNote: p.taxNote,
       taxGroup: p.taxGroup ?? null,
-      tax: p.kind === 'header' ? null : { id: p.tax?.id ?? null, code: p.tax?.code ?? p.taxCategory, description: p.tax?.description ?? `${p.taxRate}%`, rate: p.taxRate },
+      tax: p.kind === 'header' ? null : { id: p.tax?.id ?? null, code: p.tax?.code ?? p.taxCategory, description: p.tax?.description ?? `${p.taxRate}%`, rate: Number(p.taxRate) },
       // Discounts are part of their line and there are no setup or dunning-fee lines (yet): every position is a product line.
       type: 'product',
       kind: p.kind,
@@ -125,7 +158,7 @@ export function renderInvoice(agg: InvoiceAggregate): InvoiceResource {
       status: c0.status,
     },
     subscription: r.subscriptionId,
-    referencedInvoice: r.referencedInvoiceId,
+    referencedInvoice: r.referencedInvoiceId ? (agg.embeds.invoices.get(r.referencedInvoiceId) ?? null) : null,
     currencyCode: c,
     creationDate: r.createdAt,
     finalizationDate: r.finalizationDate,
@@ -137,7 +170,7 @@ export function renderInvoice(agg: InvoiceAggregate): InvoiceResource {
     dunningStatus: r.dunningStatus,
     dunningDisabled: r.dunningDisabled,
     invoiceAddress: r.invoiceAddress,
-    paymentMethod: r.paymentMethodId,
+    paymentMethod: r.paymentMethodId ? (agg.embeds.paymentMethods.get(r.paymentMethodId) ?? null) : null,
     internalNote: r.internalNote,
     title: r.title,
     introduction: r.introduction,
@@ -158,7 +191,7 @@ export function renderInvoice(agg: InvoiceAggregate): InvoiceResource {
     xmlFile: mediaOf(agg, r.xmlFileId),
     eInvoiceType: r.eInvoiceType,
     leitwegId: r.leitwegId,
-    usageBreakdownUrl: r.usageToken ? usageBreakdownPath(r.tenantId, r.usageToken) : null,
+    usageBreakdownUrl: r.usageToken ? usageBreakdownUrl(agg.embeds.baseUrl, r.tenantId, r.usageToken) : null,
     cancellationDocument: null,
     updatedAt: r.updatedAt,
   };

@@ -6,6 +6,7 @@ import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { type InvoiceAggregate, type InvoiceRow, type PositionRow } from './render';
 import { renderLoaded } from './read';
+import { invoiceEmbeds, movesEmbeds } from './embeds';
 import { withdrawDunningStatements } from '../dunning/documents';
 
 /**
@@ -22,11 +23,13 @@ export async function commitInvoiceChange(
   // An open invoice that is closed or cancelled is no longer dunned: its open documents are withdrawn.
   const ended = (changes.status === 'STATUS_CLOSED' || changes.status === 'STATUS_CANCELLED') && before.row.status !== changes.status;
   const withdrawn = ended && before.openDunning?.length ? withdrawDunningStatements(ctx, before.row, before.openDunning, changes.status === 'STATUS_CLOSED' ? 'invoice closed' : 'invoice cancelled') : [];
+  // A change of the method or the referenced document shows the new one.
+  const embeds = movesEmbeds(before.row, changes) ? await invoiceEmbeds(ctx, [{ ...before.row, ...changes }]) : before.embeds;
   const { resource } = await commitGuarded(ctx, {
     table: invoices,
     current: before.row,
     changes,
-    render: (row) => renderLoaded({ ...before, row, positions: options.positions ?? before.positions }),
+    render: (row) => renderLoaded({ ...before, row, embeds, positions: options.positions ?? before.positions }),
     statements: [...(options.statements ?? []), ...withdrawn],
     events: eventTypes,
     conflict: 'The invoice was changed concurrently; reload and retry.',

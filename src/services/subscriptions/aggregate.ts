@@ -7,7 +7,11 @@ import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { renderCoupon } from '../catalogue/coupons';
 import { partnerName, renderAddress } from '../customers/render';
-import type { SubscriptionBillingErrorCode, SubscriptionItemResource, SubscriptionResource } from '../../schemas/subscriptions';
+import { type SubscriptionBillingErrorCode, type SubscriptionItemResource, type SubscriptionResource } from '../../schemas/subscriptions';
+import { couponMatchesLine } from '../../billing/discounts';
+import { renderPaymentMethod } from '../payments/methods-render';
+import { embeddedCreditorId, shortPaymentMethod } from '../payments/methods-embed';
+import { latestUsage, type MeasurementValue } from './item-usage';
 
 
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
@@ -36,6 +40,10 @@ export interface SubscriptionAggregate {
   reason: ReasonRow | null;
   items: ItemAggregate[];
   discounts: { d: DiscountRow; c: CouponRow }[];
+  /** The items' latest measurement values, newest first, by item id (see `latestUsage`). */
+  usage: ReadonlyMap<string, MeasurementValue[]>;
+  /** The tenant's SEPA creditor id, shown in an embedded method's `sepaMandate`. */
+  creditorId: string | null;
 }
 
 export interface ItemAggregate extends ItemRow {
@@ -72,13 +80,14 @@ export async function assembleSubscriptions(ctx: ServiceContext, rows: Subscript
   const customerIds = pick((r) => r.customerId);
   // Joined selects stay out of db.batch: inside a batch D1 returns rows keyed by column name, and
   // the duplicate names of a join (id, name, type…) would overwrite each other.
-  const [itemRows, discountRows, [customerRows, planRows, groupRows, methodRows, addressRows, reasonRows]] = await Promise.all([
+  const [itemRows, discountRows, creditorId, [customerRows, planRows, groupRows, methodRows, addressRows, reasonRows]] = await Promise.all([
     selectItems(ctx, ids),
     ctx.db
       .select({ d: appliedDiscounts, c: coupons })
       .from(appliedDiscounts)
       .innerJoin(coupons, and(eq(coupons.tenantId, appliedDiscounts.tenantId), eq(coupons.id, appliedDiscounts.couponId)))
       .where(and(eq(appliedDiscounts.tenantId, t), inJson(appliedDiscounts.subscriptionId, ids))),
+    embeddedCreditorId(ctx),
     ctx.db.batch([
     // The customers and their partners.
     ctx.db
@@ -104,6 +113,8 @@ export async function assembleSubscriptions(ctx: ServiceContext, rows: Subscript
     ]),
   ]);
   const items: ItemAggregate[] = itemRows.map((x) => ({ ...x.item, billingInterval: x.billingInterval, pricePlanType: x.pricePlanType, payInAdvance: x.payInAdvance, productName: x.productName }));
+  // The items are known only now: their usage is the page's one further read.
+  const usage = await latestUsage(ctx, items.map((i) => i.id));
   const customerMap = byKey(customerRows);
   const planMap = byKey(planRows);
   const groupMap = byKey(groupRows);
@@ -125,6 +136,8 @@ export async function assembleSubscriptions(ctx: ServiceContext, rows: Subscript
       reason: row.cancellationReasonId ? (reasonMap.get(row.cancellationReasonId) ?? null) : null,
       items: items.filter((i) => i.subscriptionId === row.id),
       discounts: discountRows.filter((d) => d.d.subscriptionId === row.id),
+      usage,
+      creditorId,
     };
   });
 }
@@ -178,7 +191,47 @@ function itemBilling(sub: SubscriptionRow, item: ItemAggregate, now: Date, timeZ
   };
 }
 
-export function renderItem(sub: SubscriptionRow, item: ItemAggregate, now: Date, timeZone: string, group: BillingGroupRow | null = null): SubscriptionItemResource {
+/** The subscription's contract periods: items inherit them (`inheritedPeriod`). */
+function renderPeriods(r: SubscriptionRow, term: { index: number } | null) {
+  return [
+    {
+      id: `${r.id}-p`,
+      contractPeriodCount: term ? term.index + 1 : r.contractPeriodCount,
+      contractPeriod: r.contractPeriod,
+      cancellationPeriod: r.cancellationPeriod,
+      createdAt: r.createdAt,
+      updatedAt: r.updatedAt,
+    },
+  ];
+}
+
+function renderDiscounts(discounts: SubscriptionAggregate['discounts']) {
+  return discounts.map(({ d, c }) => ({
+    id: d.id,
+    coupon: { id: c.id, code: c.code },
+    status: d.status,
+    appliedIntervals: d.appliedIntervals,
+    discount: {
+      name: c.name,
+      type: c.type,
+      percentage: c.percentage,
+      fixedAmount: renderCoupon(c).fixedAmount,
+      frequency: c.frequency,
+      frequencyInterval: c.frequencyInterval,
+    },
+  }));
+}
+
+function contractTermOf(r: SubscriptionRow, now: Date, tz: string) {
+  const contractPeriod = duration(r.contractPeriod);
+  const start = new Date(r.contractStart);
+  return contractPeriod ? contractTerm(start, contractPeriod, now < start ? start : now, tz) : null;
+}
+
+export function renderItem(agg: SubscriptionAggregate, item: ItemAggregate, now: Date): SubscriptionItemResource {
+  const sub = agg.row;
+  const timeZone = customerTimeZone(agg);
+  const values = agg.usage.get(item.id) ?? [];
   return {
     id: item.id,
     subscriptionId: item.subscriptionId,
@@ -196,7 +249,12 @@ export function renderItem(sub: SubscriptionRow, item: ItemAggregate, now: Date,
     endDate: item.endDate,
     activatedAt: item.activatedAt,
     inheritedPeriod: true,
-    billing: itemBilling(sub, item, now, timeZone, group),
+    measurementValues: values,
+    currentMeasurementValue: values[0] ?? null,
+    // The coupons billing applies to this item's lines (the same rule: couponMatchesLine).
+    appliedDiscounts: renderDiscounts(agg.discounts.filter(({ c }) => couponMatchesLine(c, { productId: item.productId, planId: sub.planId }))),
+    periods: renderPeriods(sub, contractTermOf(sub, now, timeZone)),
+    billing: itemBilling(sub, item, now, timeZone, agg.billingGroup),
     createdAt: item.createdAt,
     updatedAt: item.updatedAt,
   };
@@ -224,9 +282,9 @@ export function renderSubscription(agg: SubscriptionAggregate, now: Date): Subsc
   const cancellationPeriod = duration(r.cancellationPeriod);
   const start = new Date(r.contractStart);
   const live = r.status === 'active' || r.status === 'paused';
-  const term = contractPeriod ? contractTerm(start, contractPeriod, now < start ? start : now, tz) : null;
+  const term = contractTermOf(r, now, tz);
   const pending = live && r.cancellationDate !== null && r.cancellationDate > now.toISOString();
-  const items = agg.items.map((i) => renderItem(r, i, now, tz, agg.billingGroup));
+  const items = agg.items.map((i) => renderItem(agg, i, now));
   const nextBilling = items.map((i) => i.billing.nextBillingAt).filter((d): d is string => d !== null).sort()[0] ?? null;
   return {
     id: r.id,
@@ -238,25 +296,8 @@ export function renderSubscription(agg: SubscriptionAggregate, now: Date): Subsc
     plan: agg.plan && { id: agg.plan.id, code: agg.plan.code, name: agg.plan.name, status: agg.plan.status, changeBehaviour: agg.plan.changeBehaviour, changeApplyBehaviour: agg.plan.changeApplyBehaviour },
     items,
     billingGroup: agg.billingGroup && { id: agg.billingGroup.id, name: agg.billingGroup.name, type: agg.billingGroup.type, customDay: agg.billingGroup.customDay, customMonth: agg.billingGroup.customMonth },
-    periods: [
-      {
-        id: `${r.id}-p`,
-        contractPeriodCount: term ? term.index + 1 : r.contractPeriodCount,
-        contractPeriod: r.contractPeriod,
-        cancellationPeriod: r.cancellationPeriod,
-        createdAt: r.createdAt,
-        updatedAt: r.updatedAt,
-      },
-    ],
-    paymentMethod: agg.paymentMethod && {
-      id: agg.paymentMethod.id,
-      gatewayName: agg.paymentMethod.gatewayName,
-      type: agg.paymentMethod.type,
-      name: agg.paymentMethod.name,
-      status: agg.paymentMethod.status,
-      default: agg.paymentMethod.isDefault,
-      enabled: agg.paymentMethod.enabled,
-    },
+    periods: renderPeriods(r, term),
+    paymentMethod: agg.paymentMethod && shortPaymentMethod(renderPaymentMethod(agg.paymentMethod, agg.creditorId)),
     defaultPaymentMethod: r.paymentMethodId === null,
     invoiceAddress: agg.invoiceAddress && renderAddress(agg.invoiceAddress),
     defaultInvoiceAddress: r.invoiceAddressId === null,
@@ -277,20 +318,7 @@ export function renderSubscription(agg: SubscriptionAggregate, now: Date): Subsc
       live && !pending
         ? nextPossibleCancellationDates({ contractStart: start, contractPeriod, cancellationPeriod, now, count: 3, timeZone: tz }).map((d) => d.toISOString())
         : [],
-    appliedDiscounts: agg.discounts.map(({ d, c }) => ({
-      id: d.id,
-      coupon: { id: c.id, code: c.code },
-      status: d.status,
-      appliedIntervals: d.appliedIntervals,
-      discount: {
-        name: c.name,
-        type: c.type,
-        percentage: c.percentage,
-        fixedAmount: renderCoupon(c).fixedAmount,
-        frequency: c.frequency,
-        frequencyInterval: c.frequencyInterval,
-      },
-    })),
+    appliedDiscounts: renderDiscounts(agg.discounts),
     partner: agg.partner && { id: agg.partner.id, name: partnerName(agg.partner), number: agg.partner.customerNumber, email: agg.partner.email },
     lastBillingError:
       r.lastBillingErrorAt && r.lastBillingErrorCode

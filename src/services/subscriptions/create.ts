@@ -7,6 +7,7 @@ import { appliedDiscounts, billingGroups, coupons, customerAddresses, customers,
 import { insertEvent } from '../../events/outbox';
 import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
+import { embeddedCreditorId } from '../payments/methods-embed';
 import { newId } from '../../lib/ids';
 import { checkCustomFieldValues, selectCustomFieldDefinitions } from '../customers/custom-fields';
 import { addressExists, customerExists } from '../customers/guards';
@@ -207,7 +208,8 @@ export async function checkNewSubscription(ctx: ServiceContext, input: Subscript
   if (input.items.length === 0) v.add('items', 'A subscription needs at least one item.', 'required');
   const catalogue = await checkItems(ctx, input.customer, input.items, 'items', v);
   const couponRows = await checkCoupons(ctx, input, v);
-  return { refs, catalogue, couponRows };
+  // What an embedded SEPA method's mandate shows (read once per context).
+  return { refs, catalogue, couponRows, creditorId: await embeddedCreditorId(ctx) };
 }
 
 export async function createSubscription(ctx: ServiceContext, input: SubscriptionInput) {
@@ -306,6 +308,9 @@ export function subscriptionAggregate(
     reason: null,
     items: items.map((i) => withPrice(i, catalogue)),
     discounts,
+    // A new subscription has no usage yet.
+    usage: new Map(),
+    creditorId: checked.creditorId,
   };
 }
 

@@ -8,7 +8,7 @@ import { ApiError, Violations } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { entitlementStatements } from './entitlements';
 import { commitSubscriptionChange } from './update';
-import { customerTimeZone, loadSubscription, renderItem, renderSubscription, type SubscriptionAggregate } from './aggregate';
+import { loadSubscription, renderItem, renderSubscription, type SubscriptionAggregate } from './aggregate';
 
 async function loadItem(ctx: ServiceContext, itemId: string) {
   const row = await ctx.db
@@ -23,7 +23,7 @@ async function loadItem(ctx: ServiceContext, itemId: string) {
 
 function itemResource(ctx: ServiceContext, agg: SubscriptionAggregate, itemId: string) {
   const item = agg.items.find((i) => i.id === itemId)!;
-  return renderItem(agg.row, item, ctx.now, customerTimeZone(agg), agg.billingGroup);
+  return renderItem(agg, item, ctx.now);
 }
 
 export async function getItem(ctx: ServiceContext, itemId: string) {
