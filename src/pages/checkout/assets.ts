@@ -68,6 +68,16 @@ a{color:var(--accent)}
 .card-element{padding:.6rem .625rem;border:1px solid #767b82;border-radius:.375rem;background:#fff}
 .card-element input{font:inherit;border:0;width:100%;outline:0}
 .card-element:focus-within{outline:3px solid var(--focus);box-shadow:0 0 0 2px var(--fg)}
+.seller{display:flex;align-items:center;gap:.75rem;font-weight:700}
+.logo{max-height:2.5rem;max-width:10rem;object-fit:contain}
+.plan{margin:0 0 1rem}.plan-name{font-size:1.1rem}
+.check>div{display:flex;gap:.5rem;align-items:flex-start}.check label{font-weight:400}
+.check input[type=checkbox]{width:1.1rem;height:1.1rem;margin-top:.2rem}
+.renewal{margin:1rem 0 0}
+.completion .row{display:flex;justify-content:space-between;gap:1rem;padding:.25rem 0}.completion dd{margin:0;font-weight:700}
+.seller-foot{max-width:68rem;margin:0 auto;padding:0 1rem 2rem;color:var(--muted);font-size:.875rem;display:flex;flex-wrap:wrap;justify-content:space-between;gap:1rem}
+.seller-foot address{font-style:normal;display:flex;flex-direction:column}
+.legal{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.25rem 1rem}
 `;
 
 // Progressive enhancement: quantity, coupon and address changes go to the public JSON API of the
@@ -95,6 +105,7 @@ const JS = `
     var g=row(texts.total,money(p.amountDue,c),'grand');g.lastChild.setAttribute('data-total','due');rows.push(g);
     dl.replaceChildren.apply(dl,rows);
     document.querySelectorAll('#confirm [data-total=due]').forEach(function(e){e.textContent=money(p.amountDue,c)});
+    var ra=document.querySelector('[data-renewal-amount]');if(ra&&cart.renewal)ra.textContent=money(cart.renewal.amount,cart.renewal.currencyCode);
     cart.items.forEach(function(it){var cur=it.price.currencyCode,r=it.price.recurring;
       var a=document.querySelector('[data-item-amount="'+it.id+'"]');if(a)a.textContent=money(r?r.recurringAmount:it.price.totalNetAmount,cur);
       var b=document.querySelector('[data-item-breakdown="'+it.id+'"]');if(b)b.textContent=it.quantity+' \\u00d7 '+money(b.getAttribute('data-unit-amount'),cur)});

@@ -6,7 +6,7 @@ import { ApiError } from '../../http/errors';
 import { rateDecision, withRateLimitHeaders, type PublicLimit } from '../../http/rate-limit';
 import { logError } from '../../lib/log';
 import type { PublicCart } from '../../schemas/checkout';
-import { applyCoupon, changeQuantity, confirmCart, confirmCartOtp, openCart, prepareCard, readCart, readCartJson, removeCoupon, setBuyerDetails } from '../../services/checkout/public-carts';
+import { applyCoupon, cartLogo, changeQuantity, confirmCart, confirmCartOtp, openCart, prepareCard, readCart, readCartJson, removeCoupon, setBuyerDetails } from '../../services/checkout/public-carts';
 import { systemNow } from '../../lib/clock';
 import { TtlCache } from '../../lib/ttl-cache';
 import { ASSETS } from './assets';
@@ -215,6 +215,23 @@ checkoutPages.get('/checkout/cart/:id', (c) =>
       return res;
     } catch (err) {
       return errorPage(c, err, cartId);
+    }
+  }),
+);
+
+checkoutPages.get('/checkout/cart/:id/logo', (c) =>
+  limited(c, 'public', async () => {
+    const cartId = c.req.param('id');
+    if (!CART_ID.test(cartId)) return c.text('Not found', 404);
+    try {
+      const logo = await cartLogo(c.env, cartId);
+      return new Response(logo.body, {
+        headers: { 'Content-Type': logo.mimeType, 'Cache-Control': 'private, max-age=3600', ETag: `"${logo.etag}"`, 'X-Content-Type-Options': 'nosniff' },
+      });
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) return c.text('Not found', 404);
+      logError({ requestId: c.get('requestId'), page: 'checkout-logo' }, err);
+      return c.text('Error', 500);
     }
   }),
 );

@@ -75,6 +75,7 @@ const ConfirmSchema = z
     newInvoiceAddress: AddressWriteSchema.nullable().optional(),
     paymentMethodId: z.string().max(64).nullable().optional(),
     newPaymentMethod: NewPaymentMethodSchema.nullable().optional(),
+    acceptTerms: z.boolean().nullable().optional().openapi({ description: "The buyer accepts the tenant's terms (required when the cart's seller has a termsUrl)." }),
   })
   .openapi('CartConfirm');
 

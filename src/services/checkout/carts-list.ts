@@ -6,6 +6,7 @@ import { carts } from '../../db/schema';
 import { filterValues, type Page } from '../../http/pagination';
 import type { CartSummary } from '../../schemas/checkout';
 import type { ServiceContext } from '../context';
+import type { CartState } from './state';
 
 type CartRow = typeof carts.$inferSelect;
 
@@ -23,6 +24,8 @@ export function renderCartSummary(r: CartRow): CartSummary {
     completedAt: r.completedAt,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
+    // The record of the buyer's acceptance of the tenant's terms, kept with the cart's state.
+    termsAcceptance: (r.state as CartState).termsAcceptance ?? null,
   };
 }
 

@@ -8,6 +8,8 @@ import type { Env } from '../../env';
 import { ApiError, Violations } from '../../http/errors';
 import type { CardPreparation, ConfirmCartInput, ConfirmCartResult, NewInvoiceAddressInput, PublicCart } from '../../schemas/checkout';
 import { loadGatewayCredentials } from '../payments/gateway-credentials';
+import { loadDocumentSettings } from '../documents/settings';
+import { loadMedia } from '../documents/media';
 import { loginWithOtp } from '../platform/customer-otp';
 import { checkAddress, checkEmail, checkPhone } from './buyer';
 import { cartCoupon } from './cart-coupons';
@@ -143,4 +145,19 @@ export async function prepareCard(env: Env, cartId: string): Promise<CardPrepara
   const creds = await loadGatewayCredentials(env, ctx.db, ctx.tenant.id, 'card_provider');
   if (!creds) throw ApiError.conflict('This tenant takes no cards: no card gateway is configured.', 'gateway-unconfigured');
   return { gateway: 'card_provider', publishableKey: creds.publishableKey, clientSecret: null, paymentIntentId: null, setupIntentId: null };
+}
+
+/**
+ * The seller's letterhead logo for a cart's page (the page's CSP allows images of its own origin
+ * only): the file the documents print, or 404 when the tenant has none.
+ */
+export async function cartLogo(env: Env, cartId: string): Promise<{ body: ReadableStream; mimeType: string; etag: string }> {
+  const state = await loadCart(env, cartId);
+  const ctx = await cartContext(env, state.tenantId);
+  const settings = await loadDocumentSettings(ctx.db, ctx.tenant.id);
+  if (!settings.logoMediaId) throw ApiError.notFound('Logo');
+  const file = await loadMedia(ctx, settings.logoMediaId);
+  const object = await env.DOCUMENTS.get(file.storageFileName);
+  if (!object) throw ApiError.notFound('Logo');
+  return { body: object.body, mimeType: file.mimeType, etag: file.sha256 };
 }

@@ -14,6 +14,7 @@ import { ApiError } from '../../http/errors';
 import type { CartAddress, PublicCart } from '../../schemas/checkout';
 import { openTenantContext, type ServiceContext } from '../context';
 import { priceCart } from './pricing';
+import { renewalOf, sellerView, type CartSellerState } from './trust';
 
 /** A cart lives 24 hours after its last change (wall clock, like other infrastructure time); then it is 404. */
 export const CART_TTL_MS = 24 * 3600 * 1000;
@@ -59,6 +60,13 @@ export interface CartState {
   timeZone: string;
   planId: string | null;
   planName: string | null;
+  /** Carts opened before these were kept have none (undefined). */
+  planDescription?: string | null;
+  seller?: CartSellerState | null;
+  /** The buyer accepted the tenant's terms (at confirm): when, and the terms' URL then. */
+  termsAcceptance?: { acceptedAt: string; termsUrl: string } | null;
+  /** What the buyer is told once the cart completed: the first invoice and where the confirmation went. */
+  completion?: PublicCart['completion'];
   options: CheckoutLinkOptions;
   afterCheckout: CheckoutLinkAfterCheckout;
   taxGroups: Record<string, TaxGroupInput>;
@@ -113,6 +121,11 @@ export function renderCart(state: Omit<CartState, 'view'>, now: Date): { view: P
         paymentMethods: [...(state.testMode ? (['fake_provider'] as const) : []), 'sepa_debit', 'bank_transfer', ...(state.offersCard ? (['card'] as const) : [])],
       },
       expiresAt: state.expiresAt,
+      plan: state.planName ? { name: state.planName, description: state.planDescription ?? null } : null,
+      seller: sellerView(state.id, state.seller),
+      renewal: renewalOf(priced.items, state.currency, { contractPeriod: state.items[0]?.contractPeriod ?? null, cancellationPeriod: state.items[0]?.cancellationPeriod ?? null }),
+      termsAcceptance: state.termsAcceptance ?? null,
+      completion: state.completion ?? null,
     },
   };
 }
