@@ -134,6 +134,74 @@ describe('checkout page with JavaScript', () => {
   });
 });
 
+describe('checkout page quantity with JavaScript', () => {
+  it('sends one request per change, keeps what the buyer typed, and stores the quantity typed last', async () => {
+    const shop = await createShop();
+    const context = await browser.newContext({ locale: 'en-GB', viewport: { width: 1200, height: 900 } });
+    const page = await context.newPage();
+    const failures: string[] = [];
+    const sent: { quantity: number }[] = [];
+    const refused: string[] = [];
+    page.on('pageerror', (e) => failures.push(e.message));
+    page.on('request', (r) => {
+      if (r.url().includes('/change-quantity')) sent.push(JSON.parse(r.postData() ?? '{}'));
+    });
+    page.on('response', (r) => {
+      if (r.url().includes('/public/checkout/cart/') && r.status() >= 400) refused.push(`${r.status()} ${r.url()}`);
+    });
+    try {
+      await page.goto(shop.pageUrl);
+      const cartId = new URL(page.url()).pathname.split('/').pop()!;
+      await page.evaluate(() => ((globalThis as any).__noReload = true));
+      // Typed, not saved yet.
+      const email = `qty-${Date.now()}@example.com`;
+      await fillAddress(page, email);
+
+      // One click on the button after typing is one request, not one for the field and one for the form.
+      await page.getByLabel('Quantity').fill('3');
+      await page.getByRole('button', { name: 'Update quantity' }).click();
+      await expect.poll(() => dueToday(page)).toBe('€35.70');
+      expect(sent).toEqual([expect.objectContaining({ quantity: 3 })]);
+
+      // A burst: typed quickly, the field left, typed again and Enter, typed once more and the button.
+      for (const n of ['5', '6', '8']) await page.getByLabel('Quantity').fill(n);
+      await page.getByLabel('Quantity').press('Tab');
+      await page.getByLabel('Quantity').fill('9');
+      await page.getByLabel('Quantity').press('Enter');
+      await page.getByLabel('Quantity').fill('4');
+      await page.getByRole('button', { name: 'Update quantity' }).click();
+      await expect.poll(async () => (await api('GET', `/public/checkout/cart/${cartId}`, null)).body.items[0].quantity).toBe(4);
+      await expect.poll(() => dueToday(page)).toBe('€47.60');
+      expect(sent.at(-1)).toMatchObject({ quantity: 4 });
+      // At most one request per settled value (3, then 8, 9, 4), never one per keystroke.
+      expect(sent.length).toBeLessThanOrEqual(4);
+
+      // The address saved (the company changes the tax) while the quantity changes: both are kept.
+      await page.getByLabel('Company').fill('Zweite GmbH');
+      await page.getByLabel('Company').press('Tab');
+      await page.getByLabel('Quantity').fill('2');
+      await page.getByLabel('Quantity').press('Tab');
+      await expect.poll(() => dueToday(page)).toBe('€23.80');
+      await expect.poll(async () => (await api('GET', `/public/checkout/cart/${cartId}`, null)).body.invoiceAddress?.companyName).toBe('Zweite GmbH');
+
+      expect(refused).toEqual([]);
+      expect(await page.evaluate(() => (globalThis as any).__noReload)).toBe(true);
+      expect(await page.getByLabel('E-mail address').inputValue()).toBe(email);
+      expect(await page.getByLabel('Street').inputValue()).toBe('Hauptstraße');
+      expect(await page.getByLabel('Quantity').inputValue()).toBe('2');
+      await screenshot(page, 'checkout-js-quantity-burst');
+
+      await page.getByLabel('Test payment (testing gateway)').check();
+      await page.getByRole('button', { name: /Order with obligation to pay/ }).click();
+      await page.getByRole('heading', { name: 'Thank you for your order' }).waitFor({ timeout: 30_000 });
+      expect(failures).toEqual([]);
+      await expectOrder(shop.key, email, '23.80');
+    } finally {
+      await context.close();
+    }
+  });
+});
+
 describe('checkout page with a card through the gateway\'s client', () => {
   it('takes a card in the client\'s field, shows a decline at the payment choice, and completes with another card', async () => {
     const shop = await createShop();

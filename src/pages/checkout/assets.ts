@@ -120,26 +120,55 @@ const JS = `
   var FIELD={email:'email',phone:'phone',quantity:'quantity',cartItemId:'quantity',code:'code'};
   function message(f,v){var m=texts.messages||{};return m[f+':'+v.code]||m['*:'+v.code]||v.message}
   function fieldName(path){var m=/^(?:newInvoiceAddress|invoiceAddress)\\.(\\w+)$/.exec(path);return m?m[1]:FIELD[path]}
+  // What the buyer typed survives a reload the page has to make (the cart was locked or is gone):
+  // kept for this tab until the page is shown again. Never the IBAN.
+  var stashKey='checkout:'+id;
+  function stash(){var d=document.querySelector('form[data-js=details]');if(!d)return;var v={};
+    d.querySelectorAll('input[name],select[name]').forEach(function(i){if(i.type==='hidden'||i.name==='iban'||i.name==='cardToken')return;if(i.type==='radio'||i.type==='checkbox'){if(i.checked)v[i.name]=i.value}else v[i.name]=i.value});
+    try{sessionStorage.setItem(stashKey,JSON.stringify(v))}catch(e){}}
+  function unstash(){var v=null;try{v=JSON.parse(sessionStorage.getItem(stashKey)||'null');sessionStorage.removeItem(stashKey)}catch(e){}
+    var d=document.querySelector('form[data-js=details]');if(!v||!d)return;
+    Object.keys(v).forEach(function(n){d.querySelectorAll('[name="'+n+'"]').forEach(function(i){if(i.type==='radio'||i.type==='checkbox')i.checked=i.value===v[n];else i.value=v[n]})})}
+  function reload(){stash();location.reload()}
+  // One request on the cart at a time, in the order they were asked for: a change never overtakes
+  // another (two at once would meet at the cart's version and one be refused). A body given as a
+  // function is read when its turn comes, so a burst of edits sends only the latest; null skips.
+  var queue=Promise.resolve();
   function send(method,path,body,form){
+    var run=function(){var b=typeof body==='function'?body():body;return b===null?null:request(method,path,b,form,0)};
+    var p=queue.then(run,run);queue=p.then(null,function(){});return p;
+  }
+  function request(method,path,body,form,tries){
     summary.setAttribute('aria-busy','true');status.textContent=texts.updating;
     return fetch(api+path,{method:method,headers:{'Content-Type':'application/json',Accept:'application/json'},body:body===undefined?undefined:JSON.stringify(body)})
       .then(function(r){return r.json().then(function(j){return{ok:r.ok,status:r.status,body:j}})})
       .then(function(r){
         summary.removeAttribute('aria-busy');
+        if(r.status===409&&r.body&&/concurrent-update$/.test(r.body.type||'')&&tries<2)return request(method,path,body,form,tries+1);
         if(form)clearErrors(form);
         if(r.ok){draw(r.body);status.textContent=texts.updated;return r.body}
-        if(r.status===409||r.status===404){location.reload();return null}
+        if(r.status===409||r.status===404){reload();return null}
         var shown=false;(r.body.violations||[]).forEach(function(v){var f=fieldName(v.propertyPath);var input=f&&form&&form.querySelector('[name="'+f+'"]');if(input){showError(input,message(f,v));shown=true}});
         if(!shown&&form){showError(form.querySelector('input:not([type=hidden])'),r.body.detail||'Error')}
         status.textContent='';return null;
       })
       .catch(function(){summary.removeAttribute('aria-busy');status.textContent='';return null});
   }
+  // Quantity: typing settles for a moment (or the field is left, or the button pressed) before one
+  // request goes; its value is read when it is sent, so the last typed value is the one stored.
   var q=document.querySelectorAll('form[data-js=quantity]');
   q.forEach(function(form){
-    function go(e){if(e)e.preventDefault();var input=form.querySelector('[name=quantity]');if(!input.checkValidity()){showError(input,input.validationMessage);return}
-      send('PUT','/change-quantity',{cartItemId:form.querySelector('[name=cartItemId]').value,quantity:Number(input.value)},form)}
-    form.addEventListener('submit',go);form.querySelector('[name=quantity]').addEventListener('change',function(){go()});
+    var input=form.querySelector('[name=quantity]'),item=form.querySelector('[name=cartItemId]').value;
+    var stored=input.value,waiting=false,timer=null;
+    function go(e){if(e&&e.preventDefault)e.preventDefault();clearTimeout(timer);
+      if(!input.checkValidity()){showError(input,input.validationMessage);return}
+      if(waiting)return;waiting=true;
+      send('PUT','/change-quantity',function(){waiting=false;var v=input.value;
+        if(v===stored||!input.checkValidity())return null;stored=v;return{cartItemId:item,quantity:Number(v)}},form)
+        .then(function(cart){if(!cart)return;var it=cart.items.filter(function(i){return i.id===item})[0];if(it)stored=String(it.quantity)},function(){stored=null});
+    }
+    form.addEventListener('submit',go);input.addEventListener('change',go);
+    input.addEventListener('input',function(){clearTimeout(timer);timer=setTimeout(go,400)});
   });
   // Coupon: applied or removed through the API, then the form swapped for the other one.
   var box=document.getElementById('coupon-box');
@@ -184,6 +213,7 @@ const JS = `
         return}
       sent=true;e.submitter.setAttribute('aria-disabled','true')});
   }
+  unstash();
   var alertBox=document.getElementById('errors');if(alertBox)alertBox.focus();
 })();
 `;

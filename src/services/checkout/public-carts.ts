@@ -51,10 +51,20 @@ export function readCartJson(env: Env, cartId: string): Promise<string> {
 
 /** A change of an open cart, priced again and stored; 409 cart-locked once it is confirming or done. */
 async function change(env: Env, cartId: string, make: (state: CartState, ctx: Awaited<ReturnType<typeof cartContext>>) => Promise<Partial<CartState>>): Promise<PublicCart> {
-  const state = await loadCart(env, cartId);
-  requireOpen(state);
-  const ctx = await cartContext(env, state.tenantId);
-  return (await storeChange(ctx, state, await make(state, ctx))).view;
+  for (let attempt = 1; ; attempt++) {
+    const state = await loadCart(env, cartId);
+    requireOpen(state);
+    const ctx = await cartContext(env, state.tenantId);
+    try {
+      return (await storeChange(ctx, state, await make(state, ctx))).view;
+    } catch (err) {
+      // Another change landed between the read and the write (the page saving the address while
+      // the quantity changes): every change here says what to set, not what to add, so made again
+      // on the cart as it is now it means the same. A locked cart is refused as before.
+      if (err instanceof ApiError && err.type === 'concurrent-update' && attempt < 3) continue;
+      throw err;
+    }
+  }
 }
 
 export function changeQuantity(env: Env, cartId: string, input: { cartItemId: string; quantity: number }): Promise<PublicCart> {
