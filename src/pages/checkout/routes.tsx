@@ -296,7 +296,7 @@ checkoutPages.post('/checkout/cart/:id/otp', (c) =>
 
 checkoutPages.get('/checkout/:tenantSlug/:slug', async (c, next) => {
   const tenantSlug = c.req.param('tenantSlug');
-  // The tenant API's /checkout/carts/… (tenant slugs are tenant ids, never "carts").
+  // The tenant API's /checkout/carts/… ("carts" is a reserved tenant slug).
   if (tenantSlug === 'carts') return next();
   const linkSlug = c.req.param('slug');
   if (!SLUG.test(tenantSlug) || !SLUG.test(linkSlug)) return errorPage(c, ApiError.notFound('Checkout link'));

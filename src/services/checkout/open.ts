@@ -17,10 +17,11 @@ import { cleanPrefill } from './buyer';
 import { findOpenableLink } from './links';
 import { CART_TTL_MS, storeNewCart, type CartItemState, type CartState } from './state';
 import { sellerOf } from './trust';
+import { tenantIdOfPath } from '../platform/tenant-slug';
 
-/** The tenant a link's public URL names (its id is the tenant slug), as a service context; 404 when unknown. */
+/** The tenant a link's public URL names (its public slug, or its id), as a service context; 404 when unknown. */
 export async function tenantBySlug(env: Env, tenantSlug: string): Promise<ServiceContext> {
-  const ctx = await openTenantContext(env, tenantSlug);
+  const ctx = await openTenantContext(env, await tenantIdOfPath(env, tenantSlug));
   if (!ctx) throw ApiError.notFound('Checkout link');
   return ctx;
 }

@@ -34,7 +34,7 @@ export interface BuyerDetailsInput {
   invoiceAddress?: NewInvoiceAddressInput | null;
 }
 
-/** Opens the tenant's enabled link `linkSlug` (the tenant slug is the tenant id): a new cart, 201 worth. */
+/** Opens the tenant's enabled link `linkSlug` (the tenant named by its public slug or its id): a new cart, 201 worth. */
 export function openCart(env: Env, input: OpenCartInput): Promise<PublicCart> {
   return open(env, input);
 }
