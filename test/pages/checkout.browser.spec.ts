@@ -244,6 +244,53 @@ describe('checkout page with a card through the gateway\'s client', () => {
   });
 });
 
+describe('checkout page with a card that wants 3-D Secure', () => {
+  it('runs the bank\'s challenge through the card client and completes once the gateway says the charge succeeded', async () => {
+    const shop = await createShop();
+    const account = (await (await fetch(`${server().cardGatewayUrl}/__fake/accounts`, { method: 'POST', body: '{}' })).json()) as { secretKey: string; publishableKey: string };
+    await must('PUT', '/settings/gateways/card_provider', shop.key, { secretKey: account.secretKey, publishableKey: account.publishableKey });
+    const context = await browser.newContext({ locale: 'en-GB', viewport: { width: 1200, height: 900 } });
+    const page = await context.newPage();
+    const failures: string[] = [];
+    page.on('pageerror', (e) => failures.push(e.message));
+    try {
+      // A failed challenge first: the cart is open again and says so at the payment choice.
+      await page.goto(shop.pageUrl);
+      const email = `sca-${Date.now()}@example.com`;
+      await fillAddress(page, email);
+      await page.getByLabel('Credit card').check();
+      await page.getByLabel('Card number').fill('4000 0027 6000 3184');
+      await page.getByRole('button', { name: /Order with obligation to pay/ }).click();
+      const challenge = page.getByRole('dialog', { name: '3D Secure 2 Test Page' });
+      await challenge.waitFor({ timeout: 30_000 });
+      expect(await page.getByRole('heading', { name: 'Confirm your payment' }).isVisible()).toBe(true);
+      await screenshot(page, 'checkout-card-3ds-challenge');
+      await challenge.getByRole('button', { name: 'Fail authentication' }).click();
+      await page.locator('#e-paymentType').waitFor({ timeout: 30_000 });
+      expect(await page.locator('#e-paymentType').innerText()).toContain('not confirmed');
+
+      // Again, and this time the buyer completes the challenge.
+      await page.getByLabel('Credit card').check();
+      await page.getByLabel('Card number').fill('4000 0027 6000 3184');
+      await page.getByRole('button', { name: /Order with obligation to pay/ }).click();
+      await page.getByRole('dialog', { name: '3D Secure 2 Test Page' }).getByRole('button', { name: 'Complete authentication' }).click({ timeout: 30_000 });
+      await page.getByRole('heading', { name: 'Thank you for your order' }).waitFor({ timeout: 30_000 });
+      await screenshot(page, 'checkout-card-3ds-completed');
+      expect(failures).toEqual([]);
+
+      const { payment } = await expectOrder(shop.key, email, '23.80');
+      expect(payment.gateway).toBe('card_provider');
+      const attempts = (await must('GET', `/transactions?invoice=${payment.invoice.id}`, shop.key)).data.map((t: any) => [t.attempt, t.status]);
+      expect(attempts).toEqual([
+        [2, 'succeeded'],
+        [1, 'failed'],
+      ]);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
 describe('checkout page in German with JavaScript', () => {
   it('shows a refused VAT id in German and reverse charge live once a registered foreign one is entered', async () => {
     const shop = await createShop();

@@ -85,6 +85,13 @@ a{color:var(--accent)}
 // confirming stays a normal form post. Without this script every form still works.
 const JS = `
 (function(){
+  // A charge waiting for the buyer's bank (3-D Secure): the card client runs the bank's challenge
+  // with the client secret, then the form asks the server how the charge stands, whatever the
+  // client answered.
+  var auth=document.querySelector('[data-authenticate]');
+  if(auth){var secret=auth.getAttribute('data-client-secret'),form=document.getElementById('authenticate-form');
+    if(secret&&typeof window.Stripe==='function'){var done=function(){form.submit()};window.Stripe(auth.getAttribute('data-key')).confirmCardPayment(secret).then(done,done)}
+    return}
   var root=document.querySelector('[data-cart]');if(!root)return;
   var id=root.getAttribute('data-cart'),lang=root.getAttribute('data-lang');
   var texts=JSON.parse(root.getAttribute('data-texts')||'{}');

@@ -154,6 +154,29 @@ export function CompletedPage(props: PageProps & { cart: PublicCart; message: st
   );
 }
 
+/**
+ * The first charge waits for the buyer's bank (3-D Secure): the card client opens the bank's
+ * challenge with the charge's client secret, then the form asks our server how the charge stands
+ * (never the browser's word). Without the card client the form still shows where it stands.
+ */
+export function AuthenticatePage(props: PageProps & { cart: PublicCart; card: { publishableKey: string; clientUrl: string; clientSecret: string | null } | null }) {
+  const { t, cart, card } = props;
+  const amount = cart.completion ? formatMoney(cart.completion.amount, cart.completion.currencyCode, props.lang) : formatMoney(cart.price.amountDue, cart.price.currencyCode, props.lang);
+  return (
+    <Layout {...props} title={t.authenticateTitle} script cardClient={card?.clientUrl ?? null} seller={cart.seller}>
+      <section class="card message" aria-labelledby="auth-h" data-authenticate data-key={card?.publishableKey ?? ''} data-client-secret={card?.clientSecret ?? ''}>
+        <h1 id="auth-h">{t.authenticateTitle}</h1>
+        <p>{t.authenticate(amount)}</p>
+        <form method="post" action={`/checkout/cart/${encodeURIComponent(cart.id)}/payment${props.query}`} id="authenticate-form">
+          <button type="submit" class="primary">
+            {t.authenticateCheck}
+          </button>
+        </form>
+      </section>
+    </Layout>
+  );
+}
+
 /** The e-mail belongs to an existing customer: the one-time code sent to it completes the order. */
 export function OtpPage(props: PageProps & { cartId: string; email: string; form: FormState }) {
   const { t, form } = props;

@@ -88,6 +88,10 @@ const en = {
   amountPaid: 'Amount paid',
   amountDue: 'Amount due',
   emailedTo: (email: string) => `We have e-mailed a confirmation to ${email}.`,
+  authenticateTitle: 'Confirm your payment',
+  authenticate: (amount: string) => `Your bank asks you to confirm the payment of ${amount}. Its window opens on this page; once you have confirmed, your order is complete.`,
+  authenticateCheck: 'Check the payment',
+  authenticateFailed: 'The payment was not confirmed. Please choose a payment method and order again.',
 };
 
 const de: typeof en = {
@@ -174,6 +178,10 @@ const de: typeof en = {
   amountPaid: 'Bezahlt',
   amountDue: 'Zu zahlen',
   emailedTo: (email) => `Wir haben Ihnen eine Bestätigung an ${email} geschickt.`,
+  authenticateTitle: 'Zahlung bestätigen',
+  authenticate: (amount) => `Ihre Bank bittet Sie, die Zahlung über ${amount} zu bestätigen. Ihr Fenster öffnet sich auf dieser Seite; nach der Bestätigung ist Ihre Bestellung abgeschlossen.`,
+  authenticateCheck: 'Zahlung prüfen',
+  authenticateFailed: 'Die Zahlung wurde nicht bestätigt. Bitte wählen Sie eine Zahlungsart und bestellen Sie erneut.',
 };
 
 export type Texts = typeof en;

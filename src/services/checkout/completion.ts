@@ -357,9 +357,11 @@ async function complete(ctx: ServiceContext, locked: CartState, checked: Checked
  * buyer is asked for another method (422 at newPaymentMethod); the next confirm charges that one.
  * A buyer who leaves has an active subscription with an unpaid invoice: retries and dunning follow.
  */
-async function collectAtCheckout(ctx: ServiceContext, state: CartState, invoiceId: string): Promise<void> {
-  const collected = await collectInvoice(ctx, invoiceId);
-  if (collected.outcome !== 'failed') return;
+async function collectAtCheckout(ctx: ServiceContext, state: CartState, invoiceId: string): Promise<'done' | 'waiting'> {
+  // On session: the buyer is on the page, so a card that wants 3-D Secure waits for them.
+  const collected = await collectInvoice(ctx, invoiceId, { onSession: true });
+  if (collected.outcome === 'action_required' || (collected.outcome === 'waiting' && collected.transaction.status === 'action_required')) return 'waiting';
+  if (collected.outcome !== 'failed') return 'done';
   await storeChange(ctx, state, { status: 'open', lockedAt: null, paymentMethodId: null });
   const reason = collected.transaction.failReason;
   throw ApiError.violation('newPaymentMethod', `The payment was declined${reason ? ` (${reason})` : ''}. Choose another payment method and confirm again.`, 'payment_declined');
@@ -378,26 +380,23 @@ async function finish(ctx: ServiceContext, given: CartState): Promise<ConfirmCar
       // from here on would find nothing due and lose the invoice's reference.
       if (invoiceId) state = await storeChange(ctx, state, { invoiceId });
       if (billed.invoiceId && billed.finalized) {
-        await collectAtCheckout(ctx, state, billed.invoiceId);
-        ctx.waitUntil(afterFinalization(ctx.env, ctx.tenant.id, [billed.invoiceId]));
+        const collected = await collectAtCheckout(ctx, state, billed.invoiceId);
+        // Collected here, on session; a collection job as well would charge again off session
+        // once the buyer's attempt failed (the retry schedule and the sweeper take it from there).
+        ctx.waitUntil(afterFinalization(ctx.env, ctx.tenant.id, [billed.invoiceId], { collect: [] }));
+        if (collected === 'waiting') return waitForAuthentication(ctx, state, billed.invoiceId);
       }
     }
   } else {
     // A confirm after a declined payment: the first invoice is collected again, with the new method.
-    await collectAtCheckout(ctx, state, invoiceId);
+    if ((await collectAtCheckout(ctx, state, invoiceId)) === 'waiting') return waitForAuthentication(ctx, state, invoiceId);
   }
   const invoice = invoiceId ? await ctx.db.select().from(invoices).where(and(eq(invoices.tenantId, ctx.tenant.id), eq(invoices.id, invoiceId))).get() : undefined;
   const paid = invoice?.status === 'STATUS_PAID';
   const details = [`subscription:${state.subscriptionId}`, ...(invoice ? [`invoice:${invoice.number ?? invoice.id}`] : [])];
   const completedAt = ctx.now.toISOString();
   const data = { cartId: state.id, checkoutLink: state.linkId, customer: state.customerId, subscription: state.subscriptionId, invoice: invoiceId };
-  const completion = {
-    invoiceNumber: invoice?.number ?? null,
-    amount: invoice ? formatDecimal(fromMinorUnits(invoice.grossAmount, invoice.currencyCode), currencyScale(invoice.currencyCode)) : state.view.price.amountDue,
-    currencyCode: invoice?.currencyCode ?? state.currency,
-    paid,
-    email: state.email,
-  };
+  const completion = completionOf(state, invoice, paid);
   const done = await storeChange(
     ctx,
     state,
@@ -406,4 +405,29 @@ async function finish(ctx: ServiceContext, given: CartState): Promise<ConfirmCar
   );
   if (completion.email) ctx.waitUntil(sendOrderConfirmation(ctx, done, completion).catch((err) => logError({ job: 'cart-confirmation-mail', tenantId: ctx.tenant.id }, err)));
   return result(done);
+}
+
+type InvoiceRow = typeof invoices.$inferSelect;
+
+function completionOf(state: CartState, invoice: InvoiceRow | undefined, paid: boolean): NonNullable<CartState['completion']> {
+  return {
+    invoiceNumber: invoice?.number ?? null,
+    amount: invoice ? formatDecimal(fromMinorUnits(invoice.grossAmount, invoice.currencyCode), currencyScale(invoice.currencyCode)) : state.view.price.amountDue,
+    currencyCode: invoice?.currencyCode ?? state.currency,
+    paid,
+    email: state.email,
+  };
+}
+
+/**
+ * The first invoice's charge waits for the buyer to authenticate it (3-D Secure): the cart waits
+ * too (`redirect_to_payment`, locked), with the invoice's number and amount, until the charge
+ * succeeds (the gateway's webhook or the page after the authentication: the cart completes, paid)
+ * or fails (open again for another method). The page asks prepare-stripe for the client secret.
+ */
+async function waitForAuthentication(ctx: ServiceContext, state: CartState, invoiceId: string): Promise<ConfirmCartResult> {
+  const invoice = await ctx.db.select().from(invoices).where(and(eq(invoices.tenantId, ctx.tenant.id), eq(invoices.id, invoiceId))).get();
+  const details = [`subscription:${state.subscriptionId}`, ...(invoice ? [`invoice:${invoice.number ?? invoice.id}`] : [])];
+  const waiting = await storeChange(ctx, state, { status: 'redirect_to_payment', lockedAt: null, invoiceId, completionDetails: details, completion: completionOf(state, invoice, false) });
+  return { ...result(waiting), action: 'none', redirectUrl: null };
 }

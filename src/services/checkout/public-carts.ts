@@ -13,6 +13,7 @@ import { loadMedia } from '../documents/media';
 import { loginWithOtp } from '../platform/customer-otp';
 import { checkAddress, checkEmail, checkPhone } from './buyer';
 import { cartCoupon } from './cart-coupons';
+import { settleWaitingCart, waitingCardPreparation } from './authentication';
 import { confirm, confirmAsCustomer } from './completion';
 import { openCart as open } from './open';
 import { cartContext, loadCart, loadView, loadViewJson, requireOpen, storeChange, type CartState } from './state';
@@ -150,11 +151,25 @@ export async function confirmCartOtp(env: Env, cartId: string, input: { email: s
  */
 export async function prepareCard(env: Env, cartId: string): Promise<CardPreparation> {
   const state = await loadCart(env, cartId);
-  requireOpen(state);
+  if (state.status !== 'redirect_to_payment') requireOpen(state);
   const ctx = await cartContext(env, state.tenantId);
   const creds = await loadGatewayCredentials(env, ctx.db, ctx.tenant.id, 'card_provider');
   if (!creds) throw ApiError.conflict('This tenant takes no cards: no card gateway is configured.', 'gateway-unconfigured');
+  // A cart whose charge waits for the buyer's authentication: its client secret, for the card client to confirm.
+  if (state.status === 'redirect_to_payment') return waitingCardPreparation(ctx, state, creds.publishableKey);
   return { gateway: 'card_provider', publishableKey: creds.publishableKey, clientSecret: null, paymentIntentId: null, setupIntentId: null };
+}
+
+/**
+ * After the buyer authenticated the charge in the card client (or gave up): the gateway says how
+ * the charge stands, and the cart follows (paid, open again, or still waiting). The browser's word
+ * is never taken for it.
+ */
+export async function settleCardAuthentication(env: Env, cartId: string): Promise<PublicCart> {
+  const state = await loadCart(env, cartId);
+  if (state.status !== 'redirect_to_payment') return state.view;
+  const ctx = await cartContext(env, state.tenantId);
+  return (await settleWaitingCart(ctx, state)).view;
 }
 
 /**

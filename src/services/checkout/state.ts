@@ -2,11 +2,11 @@
 // is written to D1 first (guarded by the version read, the durable record and the one place that
 // decides which of two concurrent changes wins) and then to the object (compare-and-set on the same
 // version), so the buyer reads its own write once the change returned.
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { TaxGroupInput } from '../../billing/compose';
 import type { CouponInput } from '../../billing/discounts';
 import { toMinorUnitsSafe } from '../../billing/money';
-import { findOnAnyShard } from '../../db/directory';
+import { findOnAnyShard, tenantDb } from '../../db/directory';
 import { commitGuarded, nextUpdatedAt, type ChangeEvent } from '../../db/commit';
 import { carts, type CheckoutLinkAfterCheckout, type CheckoutLinkOptions, type pricePlans } from '../../db/schema';
 import type { Env } from '../../env';
@@ -46,7 +46,8 @@ export interface CartState {
   tenantId: string;
   linkId: string;
   linkSlug: string;
-  status: 'open' | 'confirming' | 'completed' | 'paid';
+  /** `redirect_to_payment`: the first invoice's charge waits for the buyer to authenticate it (3-D Secure). */
+  status: 'open' | 'confirming' | 'redirect_to_payment' | 'completed' | 'paid';
   version: number;
   createdAt: string;
   updatedAt: string;
@@ -170,8 +171,14 @@ export async function loadView(env: Env, cartId: string): Promise<PublicCart> {
 export async function loadViewJson(env: Env, cartId: string): Promise<string> {
   if (!CART_ID_PATTERN.test(cartId)) throw ApiError.notFound('Cart');
   const view = await stub(env, cartId).readView(Date.now());
-  return view ?? JSON.stringify((await loadCart(env, cartId)).view);
+  // A cart waiting for its charge's authentication is settled by the payment's batch in D1 (a
+  // webhook, the page): while it waits, reads ask the record.
+  if (view && !view.includes(WAITING)) return view;
+  return JSON.stringify((await loadCart(env, cartId)).view);
 }
+
+/** How a waiting cart's view starts (`id`, then `status`): a cheap test on the object's text. */
+const WAITING = '"status":"redirect_to_payment"';
 
 const amountOf = (state: CartState) => toMinorUnitsSafe(state.view.price.amountDue, state.currency);
 
@@ -180,13 +187,25 @@ export async function loadCart(env: Env, cartId: string): Promise<CartState> {
   if (!CART_ID_PATTERN.test(cartId)) throw ApiError.notFound('Cart');
   const nowMs = Date.now();
   const stored = await stub(env, cartId).read(nowMs);
-  if (stored) return JSON.parse(stored.state) as CartState;
+  if (stored) {
+    const state = JSON.parse(stored.state) as CartState;
+    return state.status === 'redirect_to_payment' ? refreshWaiting(env, state) : state;
+  }
   // The object answers for every cart it ever stored until the cart expires; an empty object is an
   // unknown id, an expired cart, or (rarely) an object whose write did not happen after D1's.
   // Its id names no tenant, so every shard is asked (docs/decisions.md, Tenancy and shards).
   const row = await findOnAnyShard(env, (db) => db.select().from(carts).where(eq(carts.id, cartId)).get());
   if (!row || Date.parse(row.expiresAt) <= nowMs) throw ApiError.notFound('Cart');
   const restored = await stub(env, cartId).restore(stored_(row.state as CartState));
+  return JSON.parse(restored.state) as CartState;
+}
+
+/** A waiting cart as its D1 record has it now (the payment's batch moves the record, not the object). */
+async function refreshWaiting(env: Env, state: CartState): Promise<CartState> {
+  const db = await tenantDb(env, state.tenantId);
+  const row = db ? await db.select().from(carts).where(and(eq(carts.tenantId, state.tenantId), eq(carts.id, state.id))).get() : undefined;
+  if (!row || row.version <= state.version) return state;
+  const restored = await stub(env, state.id).restore(stored_(row.state as CartState));
   return JSON.parse(restored.state) as CartState;
 }
 
