@@ -110,6 +110,18 @@ describe('3-D Secure at checkout', () => {
     ]);
   });
 
+  it('is settled through the JSON API after the challenge, for a checkout of the tenant\'s own', async () => {
+    const { t, stripe } = await shopWithStripe();
+    const { cartId } = await waitingCart(t, 'sca-json@example.com');
+    const prepared = (await cartPut(cartId, 'prepare-stripe')).body;
+    expect((await cartPut(cartId, 'check-payment')).body.status).toBe('redirect_to_payment');
+    await authenticate(stripe.publishableKey, prepared.paymentIntentId, prepared.clientSecret, 'succeeded');
+    const settled = await cartPut(cartId, 'check-payment');
+    expectStatus(settled, 200);
+    expect(settled.body).toMatchObject({ status: 'paid', completion: { paid: true } });
+    expect((await get(t, `/invoices/${settled.body.invoice}`)).body.status).toBe('STATUS_PAID');
+  });
+
   it('completes from the page after the challenge, asking the gateway rather than the browser', async () => {
     const { t, stripe } = await shopWithStripe();
     const { cartId } = await waitingCart(t, 'sca-page@example.com');

@@ -202,24 +202,33 @@ describe('checkout page quantity with JavaScript', () => {
   });
 });
 
+/** A shop whose tenant takes cards (its own account at the fake of Stripe's API), and its page open in Chromium. */
+async function cardShopPage() {
+  const shop = await createShop();
+  const account = (await (await fetch(`${server().cardGatewayUrl}/__fake/accounts`, { method: 'POST', body: '{}' })).json()) as { secretKey: string; publishableKey: string };
+  await must('PUT', '/settings/gateways/card_provider', shop.key, { secretKey: account.secretKey, publishableKey: account.publishableKey });
+  const context = await browser.newContext({ locale: 'en-GB', viewport: { width: 1200, height: 900 } });
+  const page = await context.newPage();
+  const failures: string[] = [];
+  page.on('pageerror', (e) => failures.push(e.message));
+  await page.goto(shop.pageUrl);
+  return { shop, context, page, failures };
+}
+
+/** Fills the details and a card number in the client's field and orders: the script asks the card client for a payment method first, then posts the order. */
+async function orderByCard(page: Page, email: string, cardNumber: string) {
+  await fillAddress(page, email);
+  await page.getByLabel('Credit card').check();
+  await page.getByLabel('Card number').fill(cardNumber);
+  await page.getByRole('button', { name: /Order with obligation to pay/ }).click();
+}
+
 describe('checkout page with a card through the gateway\'s client', () => {
   it('takes a card in the client\'s field, shows a decline at the payment choice, and completes with another card', async () => {
-    const shop = await createShop();
-    // The tenant's Stripe account (the local fake of Stripe's API) and its keys.
-    const account = (await (await fetch(`${server().cardGatewayUrl}/__fake/accounts`, { method: 'POST', body: '{}' })).json()) as { secretKey: string; publishableKey: string };
-    await must('PUT', '/settings/gateways/card_provider', shop.key, { secretKey: account.secretKey, publishableKey: account.publishableKey });
-    const context = await browser.newContext({ locale: 'en-GB', viewport: { width: 1200, height: 900 } });
-    const page = await context.newPage();
-    const failures: string[] = [];
-    page.on('pageerror', (e) => failures.push(e.message));
+    const { shop, context, page, failures } = await cardShopPage();
     try {
-      await page.goto(shop.pageUrl);
       const email = `card-${Date.now()}@example.com`;
-      await fillAddress(page, email);
-      await page.getByLabel('Credit card').check();
-      await page.getByLabel('Card number').fill('4000 0000 0000 0002');
-      // The script asks the card client for a payment method first, then posts the order.
-      await page.getByRole('button', { name: /Order with obligation to pay/ }).click();
+      await orderByCard(page, email, '4000 0000 0000 0002');
       // Declined by the gateway: the page says so at the payment choice, nothing is completed.
       await page.locator('#e-paymentType').waitFor({ timeout: 30_000 });
       expect(await page.locator('#e-paymentType').innerText()).toContain('declined');
@@ -246,21 +255,11 @@ describe('checkout page with a card through the gateway\'s client', () => {
 
 describe('checkout page with a card that wants 3-D Secure', () => {
   it('runs the bank\'s challenge through the card client and completes once the gateway says the charge succeeded', async () => {
-    const shop = await createShop();
-    const account = (await (await fetch(`${server().cardGatewayUrl}/__fake/accounts`, { method: 'POST', body: '{}' })).json()) as { secretKey: string; publishableKey: string };
-    await must('PUT', '/settings/gateways/card_provider', shop.key, { secretKey: account.secretKey, publishableKey: account.publishableKey });
-    const context = await browser.newContext({ locale: 'en-GB', viewport: { width: 1200, height: 900 } });
-    const page = await context.newPage();
-    const failures: string[] = [];
-    page.on('pageerror', (e) => failures.push(e.message));
+    const { shop, context, page, failures } = await cardShopPage();
     try {
       // A failed challenge first: the cart is open again and says so at the payment choice.
-      await page.goto(shop.pageUrl);
       const email = `sca-${Date.now()}@example.com`;
-      await fillAddress(page, email);
-      await page.getByLabel('Credit card').check();
-      await page.getByLabel('Card number').fill('4000 0027 6000 3184');
-      await page.getByRole('button', { name: /Order with obligation to pay/ }).click();
+      await orderByCard(page, email, '4000 0027 6000 3184');
       const challenge = page.getByRole('dialog', { name: '3D Secure 2 Test Page' });
       await challenge.waitFor({ timeout: 30_000 });
       expect(await page.getByRole('heading', { name: 'Confirm your payment' }).isVisible()).toBe(true);
