@@ -122,6 +122,8 @@ describe('checkout trust items', () => {
     for (const url of Object.values(LEGAL)) expect(html).toContain(`href="${url}"`);
     expect(html).toMatch(/<input type="checkbox" id="f-acceptTerms" name="acceptTerms" value="yes" required/);
     expect(html.replace(/<[^>]+>/g, '')).toContain('Renews every month at €23.80 (incl. VAT) until cancelled; cancel at any time.');
+    const de = (await page(cartPath.replace('lang=en', 'lang=de'))).text.replace(/<[^>]+>/g, '');
+    expect(de).toContain('Verlängert sich monatlich um 23,80\u00a0€ (inkl. USt.), bis Sie kündigen; jederzeit kündbar.');
 
     // Without the checkbox the order comes back with the message at the box, the typed values kept.
     const cartId = /\/checkout\/cart\/([^/?]+)/.exec(cartPath)![1]!;

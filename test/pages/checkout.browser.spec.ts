@@ -72,6 +72,9 @@ describe('checkout page with JavaScript', () => {
       await expect.poll(() => page.locator('h2#summary-h').innerText()).toBe('Your order');
       // Two seats at 10.00 EUR, 19 % VAT.
       expect(await dueToday(page)).toBe('€23.80');
+      // Who sells, and what renews, next to the order button.
+      expect(await page.locator('header .seller-name').innerText()).toBe('Browser Shop GmbH');
+      expect(await page.locator('#renewal').innerText()).toBe('Renews every month at €23.80 (incl. VAT) until cancelled; cancel at any time.');
 
       // Keyboard: Tab walks from the language switch to the quantity, the coupon and into the
       // form in the order they are shown, and the focus is visible.
@@ -89,6 +92,7 @@ describe('checkout page with JavaScript', () => {
       await page.getByLabel('Quantity').fill('3');
       await page.getByLabel('Quantity').press('Tab');
       await expect.poll(() => dueToday(page)).toBe('€35.70');
+      expect(await page.locator('[data-renewal-amount]').innerText()).toBe('€35.70');
       expect(await page.evaluate(() => (globalThis as any).__noReload)).toBe(true);
 
       // A malformed VAT id: the message sits next to the field and is linked to it.

@@ -172,8 +172,10 @@ function Renewal(props: { cart: PublicCart; lang: Lang; t: Texts }) {
   ].filter(Boolean);
   const sentence = t.renews(everyText(lang, t, r.interval, r.intervalCount), '\u0000', r.amount !== r.netAmount);
   const [before, after] = sentence.split('\u0000');
+  const trialDays = props.cart.items.find((i) => i.price.recurring)?.price.recurring?.trialPeriodDays ?? 0;
   return (
     <p class="renewal muted small" id="renewal" data-renewal>
+      {trialDays > 0 ? t.afterTrial(trialDays) : null}
       {before}
       <span data-renewal-amount>{amount}</span>
       {after}; {terms.join('; ')}.
