@@ -27,7 +27,7 @@ import {
 const tags = ['Checkout'];
 const cartParams = z.object({ id: z.string().min(1).max(64).openapi({ param: { name: 'id', in: 'path' }, description: 'Cart id' }) });
 const linkParams = z.object({
-  tenantSlug: z.string().min(1).max(64).openapi({ param: { name: 'tenantSlug', in: 'path' }, description: 'The tenant (its id)' }),
+  tenantSlug: z.string().min(1).max(64).openapi({ param: { name: 'tenantSlug', in: 'path' }, description: 'The tenant: its public slug, or its id' }),
   slug: z.string().min(1).max(100).openapi({ param: { name: 'slug', in: 'path' }, description: "The link's slug" }),
 });
 const prefillQuery = z.object(Object.fromEntries(PREFILL_KEYS.map((k) => [k, z.string().max(255).optional()])) as Record<(typeof PREFILL_KEYS)[number], z.ZodOptional<z.ZodString>>);
