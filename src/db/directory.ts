@@ -18,7 +18,9 @@ export const DIRECTORY_CACHE_MS = 60_000;
 /** Entries an isolate keeps; beyond it the cache starts again (each entry is a few dozen bytes). */
 const MAX_CACHED = 10_000;
 
-const cache = new Map<string, { shard: string; until: number }>();
+const cache = new Map<string, { shard: string; slug: string | null; until: number }>();
+/** Public tenant slug → tenant id (null: no tenant has it), for as long as directory entries are trusted. */
+const slugCache = new Map<string, { tenantId: string | null; until: number }>();
 
 /** 503 while a tenant is moved between shards; clients retry, queue messages wait, cron skips it. */
 export class TenantMovingError extends ApiError {
@@ -44,9 +46,39 @@ export const directoryDb = (env: Env): Db => createDb(binding(env, DIRECTORY_SHA
  * directory read per tenant, isolate and minute (DIRECTORY_CACHE_MS); moving entries are never cached.
  */
 export async function tenantShard(env: Env, tenantId: string): Promise<string | undefined> {
+  return (await directoryEntry(env, tenantId))?.shard;
+}
+
+/**
+ * The tenant's public slug (null when it has set none), undefined for an unknown tenant; from the
+ * same cached directory entry as its shard, so another isolate may show the previous slug for up
+ * to DIRECTORY_CACHE_MS after a change.
+ */
+export async function tenantSlug(env: Env, tenantId: string): Promise<string | null | undefined> {
+  return (await directoryEntry(env, tenantId))?.slug;
+}
+
+/** The tenant a public slug names, undefined when none does (cached like the entries, misses too). */
+export async function tenantIdBySlug(env: Env, slug: string): Promise<string | undefined> {
+  const now = Date.now();
+  const hit = slugCache.get(slug);
+  if (hit && hit.until > now) return hit.tenantId ?? undefined;
+  const row = await readDirectory(env, (db) => db.select({ tenantId: tenantDirectory.tenantId }).from(tenantDirectory).where(eq(tenantDirectory.slug, slug)).get());
+  if (slugCache.size >= MAX_CACHED) slugCache.clear();
+  slugCache.set(slug, { tenantId: row?.tenantId ?? null, until: now + DIRECTORY_CACHE_MS });
+  return row?.tenantId;
+}
+
+/** Drops what this isolate cached of a tenant's entry and of slugs (after its slug changed). */
+export function forgetDirectoryEntry(tenantId: string, ...slugs: (string | null | undefined)[]): void {
+  cache.delete(tenantId);
+  for (const slug of slugs) if (slug) slugCache.delete(slug);
+}
+
+async function directoryEntry(env: Env, tenantId: string): Promise<{ shard: string; slug: string | null } | undefined> {
   const now = Date.now();
   const hit = cache.get(tenantId);
-  if (hit && hit.until > now) return hit.shard;
+  if (hit && hit.until > now) return hit;
   if (tenantId.length > 64) return undefined;
   const row = await readDirectory(env, (db) => db.select().from(tenantDirectory).where(eq(tenantDirectory.tenantId, tenantId)).get());
   if (!row) return undefined;
@@ -56,8 +88,9 @@ export async function tenantShard(env: Env, tenantId: string): Promise<string | 
   }
   if (!isShard(env, row.shard)) throw new Error(`tenant ${tenantId} lives on shard ${row.shard}, which D1_SHARDS does not list`);
   if (cache.size >= MAX_CACHED) cache.clear();
-  cache.set(tenantId, { shard: row.shard, until: now + DIRECTORY_CACHE_MS });
-  return row.shard;
+  const entry = { shard: row.shard, slug: row.slug ?? null, until: now + DIRECTORY_CACHE_MS };
+  cache.set(tenantId, entry);
+  return entry;
 }
 
 /** The tenant's database (in a request: the request's handle on its shard), undefined for an unknown tenant. */

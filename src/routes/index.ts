@@ -45,6 +45,7 @@ import { productFamilyRoutes } from './product-families/product-families';
 import { productRoutes } from './products/products';
 import { documentSettingsRoutes } from './settings/documents';
 import { settingsRoutes } from './settings/settings';
+import { tenantSlugRoutes } from './settings/tenant-slug';
 import { subscriptionItemRoutes } from './subscription-items/subscription-items';
 import { subscriptionCommentRoutes } from './subscriptions/comments';
 import { subscriptionDetailRoutes } from './subscriptions/details';
@@ -76,6 +77,7 @@ export const routers = [
   apiKeyRoutes,
   testClockRoutes,
   settingsRoutes,
+  tenantSlugRoutes,
   documentSettingsRoutes,
   customFieldRoutes,
   customerGroupRoutes,

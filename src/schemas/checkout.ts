@@ -113,6 +113,47 @@ export const CartPriceSchema = z
   })
   .openapi('CartPrice');
 
+/** Who sells (the tenant's letterhead) and the pages of its own site the buyer may read before ordering. */
+export const CartSellerSchema = z
+  .object({
+    name: z.string(),
+    /** The letterhead's address, one line each (street, postcode and city, country). */
+    address: z.array(z.string()),
+    countryCode: z.string(),
+    /** The letterhead logo on this API's origin, or null when the tenant has none. */
+    logoUrl: z.string().nullable(),
+    termsUrl: z.string().nullable(),
+    privacyUrl: z.string().nullable(),
+    withdrawalUrl: z.string().nullable(),
+    imprintUrl: z.string().nullable(),
+  })
+  .openapi('CartSeller');
+
+/** What recurs after the first invoice: the amount per interval (gross, as billed today) and the notice period. */
+export const CartRenewalSchema = z
+  .object({
+    interval: z.enum(['day', 'week', 'month', 'year']),
+    intervalCount: z.number().int(),
+    amount: z.string(),
+    netAmount: z.string(),
+    currencyCode: z.string(),
+    /** The minimum term (`1Y`…) and the notice period (`1M`…), durations as the subscription takes them. */
+    contractPeriod: z.string().nullable(),
+    cancellationPeriod: z.string().nullable(),
+  })
+  .openapi('CartRenewal');
+
+/** What a completed cart tells its buyer: the first invoice and where the confirmation went. */
+export const CartCompletionSchema = z
+  .object({
+    invoiceNumber: z.string().nullable(),
+    amount: z.string(),
+    currencyCode: z.string(),
+    paid: z.boolean(),
+    email: z.string().nullable(),
+  })
+  .openapi('CartCompletion');
+
 export const CartSchema = z
   .object({
     id: z.string(),
@@ -141,6 +182,12 @@ export const CartSchema = z
     }),
     /** After this instant without a change the cart is gone (404). */
     expiresAt: z.string(),
+    plan: z.object({ name: z.string(), description: z.string().nullable() }).nullable(),
+    seller: CartSellerSchema.nullable(),
+    renewal: CartRenewalSchema.nullable(),
+    /** When the buyer accepted the terms, and which (set by confirm when the tenant has terms). */
+    termsAcceptance: z.object({ acceptedAt: z.string(), termsUrl: z.string() }).nullable(),
+    completion: CartCompletionSchema.nullable(),
   })
   .openapi('Cart');
 export type PublicCart = z.infer<typeof CartSchema>;
@@ -160,6 +207,7 @@ export const CartSummarySchema = z
     completedAt: z.string().nullable(),
     createdAt: z.string(),
     updatedAt: z.string(),
+    termsAcceptance: z.object({ acceptedAt: z.string(), termsUrl: z.string() }).nullable(),
   })
   .openapi('CartSummary');
 export type CartSummary = z.infer<typeof CartSummarySchema>;
@@ -195,6 +243,8 @@ export interface ConfirmCartInput {
   newInvoiceAddress?: NewInvoiceAddressInput | null;
   paymentMethodId?: string | null;
   newPaymentMethod?: NewPaymentMethodInput | null;
+  /** The buyer accepted the tenant's terms (required when the tenant has set `checkout.termsUrl`). */
+  acceptTerms?: boolean | null;
 }
 
 export const ConfirmCartResultSchema = z

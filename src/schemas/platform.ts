@@ -64,3 +64,9 @@ export const TestClockSchema = z
   .object({ now: z.string(), frozen: z.boolean().openapi({ description: 'false until the clock is first set: then it follows the real clock' }) })
   .openapi('TestClock');
 export type TestClockResource = z.infer<typeof TestClockSchema>;
+
+/** The tenant's public slug (`GET/PUT /settings/tenant-slug`): its name in the URLs of its hosted pages. */
+export const TenantSlugSchema = z
+  .object({ slug: z.string().nullable().openapi({ description: 'Used in page URLs (`/checkout/{slug}/{link}`) instead of the tenant id; null: the id is used.' }) })
+  .openapi('TenantSlug');
+export type TenantSlugResource = z.infer<typeof TenantSlugSchema>;

@@ -53,7 +53,7 @@ describe('public carts', () => {
     expectProblem(await cartGet('not-a-cart'), 404);
   });
 
-  it('heals an object that missed a write: the change after it is refused once, the next one goes through', async () => {
+  it('heals an object that missed a write: the change after it is made again on the cart as D1 has it', async () => {
     const t = await createTenant();
     await checkoutCatalogue(t);
     const cart = (await openCart(t)).body;
@@ -64,12 +64,13 @@ describe('public carts', () => {
     )
       .bind(cart.id)
       .run();
-    expectProblem(await cartPut(cart.id, 'change-quantity', { cartItemId: 'item-1', quantity: 5 }), 409);
-    expect((await cartGet(cart.id)).body.items[0].quantity).toBe(4);
+    // Met at the version, the object is given D1's copy and the change made again on it.
     const again = await cartPut(cart.id, 'change-quantity', { cartItemId: 'item-1', quantity: 5 });
     expectStatus(again, 200);
     expect(again.body.price.amountDue).toBe('59.50');
     expect((await cartGet(cart.id)).body.items[0].quantity).toBe(5);
+    const [row] = await (await dbOf(t)).prepare('SELECT version FROM carts WHERE id = ?').bind(cart.id).all<{ version: number }>().then((r) => r.results);
+    expect(row!.version).toBe(4);
   });
 
   it('applies and removes a coupon, and taxes by the buyer’s country and VAT id', async () => {

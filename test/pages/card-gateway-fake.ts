@@ -7,12 +7,45 @@ import { StripeFake } from '../support/stripe-fake';
 // `Stripe(publishableKey).elements().create('card').mount(el)` and `createPaymentMethod({type:
 // 'card', card})`. Its field takes a card number and answers Stripe's test payment method of the
 // test card with that number (docs.stripe.com/testing): 4242 4242 4242 4242 → pm_card_visa,
-// 4000 0000 0000 0002 → pm_card_chargeDeclined; any other number is "incorrect", as Stripe.js says.
+// 4000 0000 0000 0002 → pm_card_chargeDeclined, 4000 0027 6000 3184 → pm_card_authenticationRequired
+// (3-D Secure); any other number is "incorrect", as Stripe.js says. `confirmCardPayment(clientSecret)`
+// shows Stripe's 3-D Secure test page as a dialog (complete or fail) and confirms the PaymentIntent.
 
 export const FAKE_CARD_CLIENT = `
+(function () {
+var origin = new URL(document.currentScript.src).origin;
 window.Stripe = function (publishableKey) {
   if (!/^pk_(test|live)_/.test(publishableKey)) throw new Error('Invalid publishable key');
+  // Stripe's 3-D Secure test page, as a dialog over the page: the payer completes or fails the
+  // challenge, and the result confirms the PaymentIntent at the fake API with the client secret.
+  function challenge(clientSecret) {
+    return new Promise(function (done) {
+      var dialog = document.createElement('div');
+      dialog.setAttribute('role', 'dialog');
+      dialog.setAttribute('aria-label', '3D Secure 2 Test Page');
+      dialog.id = 'fake-3ds';
+      [['Complete authentication', 'succeeded'], ['Fail authentication', 'failed']].forEach(function (b) {
+        var button = document.createElement('button');
+        button.type = 'button';
+        button.textContent = b[0];
+        button.addEventListener('click', function () { dialog.remove(); done(b[1]); });
+        dialog.appendChild(button);
+      });
+      document.body.appendChild(dialog);
+    }).then(function (result) {
+      var id = clientSecret.split('_secret_')[0];
+      return fetch(origin + '/v1/payment_intents/' + id + '/confirm', {
+        method: 'POST',
+        headers: { Authorization: 'Bearer ' + publishableKey, 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: 'client_secret=' + encodeURIComponent(clientSecret) + '&three_d_secure_result=' + result
+      }).then(function (r) { return r.json(); }).then(function (pi) {
+        if (pi.error) return { error: pi.error };
+        return pi.status === 'succeeded' ? { paymentIntent: pi } : { error: { type: 'card_error', code: 'payment_intent_authentication_failure', message: 'We are unable to authenticate your payment method.' }, paymentIntent: pi };
+      });
+    });
+  }
   return {
+    confirmCardPayment: function (clientSecret) { return challenge(clientSecret); },
     elements: function () {
       return {
         create: function (type) {
@@ -33,7 +66,7 @@ window.Stripe = function (publishableKey) {
       };
     },
     createPaymentMethod: function (options) {
-      var cards = { '4242424242424242': 'pm_card_visa', '4000000000000002': 'pm_card_chargeDeclined' };
+      var cards = { '4242424242424242': 'pm_card_visa', '4000000000000002': 'pm_card_chargeDeclined', '4000002760003184': 'pm_card_authenticationRequired' };
       var id = cards[options.card.value()];
       // Answered a moment later, as the real client does after its round trip to the gateway.
       return new Promise(function (done) {
@@ -42,6 +75,7 @@ window.Stripe = function (publishableKey) {
     }
   };
 };
+})();
 `;
 
 async function body(req: IncomingMessage): Promise<Buffer> {
@@ -58,6 +92,13 @@ export async function startCardGatewayFake(): Promise<{ url: string; stop(): Pro
       if (req.method === 'GET' && req.url?.startsWith('/v3')) {
         res.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-store' });
         res.end(FAKE_CARD_CLIENT);
+        return;
+      }
+      // The stand-in for Stripe.js calls the API from the checkout page's origin, as Stripe.js does.
+      res.setHeader('Access-Control-Allow-Origin', '*');
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204, { 'Access-Control-Allow-Methods': 'GET, POST', 'Access-Control-Allow-Headers': 'Authorization, Content-Type', 'Access-Control-Max-Age': '600' });
+        res.end();
         return;
       }
       const payload = req.method === 'GET' || req.method === 'HEAD' ? undefined : await body(req);

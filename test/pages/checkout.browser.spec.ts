@@ -72,6 +72,9 @@ describe('checkout page with JavaScript', () => {
       await expect.poll(() => page.locator('h2#summary-h').innerText()).toBe('Your order');
       // Two seats at 10.00 EUR, 19 % VAT.
       expect(await dueToday(page)).toBe('€23.80');
+      // Who sells, and what renews, next to the order button.
+      expect(await page.locator('header .seller-name').innerText()).toBe('Browser Shop GmbH');
+      expect(await page.locator('#renewal').innerText()).toBe('Renews every month at €23.80 (incl. VAT) until cancelled; cancel at any time.');
 
       // Keyboard: Tab walks from the language switch to the quantity, the coupon and into the
       // form in the order they are shown, and the focus is visible.
@@ -89,6 +92,7 @@ describe('checkout page with JavaScript', () => {
       await page.getByLabel('Quantity').fill('3');
       await page.getByLabel('Quantity').press('Tab');
       await expect.poll(() => dueToday(page)).toBe('€35.70');
+      expect(await page.locator('[data-renewal-amount]').innerText()).toBe('€35.70');
       expect(await page.evaluate(() => (globalThis as any).__noReload)).toBe(true);
 
       // A malformed VAT id: the message sits next to the field and is linked to it.
@@ -134,24 +138,101 @@ describe('checkout page with JavaScript', () => {
   });
 });
 
-describe('checkout page with a card through the gateway\'s client', () => {
-  it('takes a card in the client\'s field, shows a decline at the payment choice, and completes with another card', async () => {
+describe('checkout page quantity with JavaScript', () => {
+  it('sends one request per change, keeps what the buyer typed, and stores the quantity typed last', async () => {
     const shop = await createShop();
-    // The tenant's Stripe account (the local fake of Stripe's API) and its keys.
-    const account = (await (await fetch(`${server().cardGatewayUrl}/__fake/accounts`, { method: 'POST', body: '{}' })).json()) as { secretKey: string; publishableKey: string };
-    await must('PUT', '/settings/gateways/card_provider', shop.key, { secretKey: account.secretKey, publishableKey: account.publishableKey });
     const context = await browser.newContext({ locale: 'en-GB', viewport: { width: 1200, height: 900 } });
     const page = await context.newPage();
     const failures: string[] = [];
+    const sent: { quantity: number }[] = [];
+    const refused: string[] = [];
     page.on('pageerror', (e) => failures.push(e.message));
+    page.on('request', (r) => {
+      if (r.url().includes('/change-quantity')) sent.push(JSON.parse(r.postData() ?? '{}'));
+    });
+    page.on('response', (r) => {
+      if (r.url().includes('/public/checkout/cart/') && r.status() >= 400) refused.push(`${r.status()} ${r.url()}`);
+    });
     try {
       await page.goto(shop.pageUrl);
-      const email = `card-${Date.now()}@example.com`;
+      const cartId = new URL(page.url()).pathname.split('/').pop()!;
+      await page.evaluate(() => ((globalThis as any).__noReload = true));
+      // Typed, not saved yet.
+      const email = `qty-${Date.now()}@example.com`;
       await fillAddress(page, email);
-      await page.getByLabel('Credit card').check();
-      await page.getByLabel('Card number').fill('4000 0000 0000 0002');
-      // The script asks the card client for a payment method first, then posts the order.
+
+      // One click on the button after typing is one request, not one for the field and one for the form.
+      await page.getByLabel('Quantity').fill('3');
+      await page.getByRole('button', { name: 'Update quantity' }).click();
+      await expect.poll(() => dueToday(page)).toBe('€35.70');
+      expect(sent).toEqual([expect.objectContaining({ quantity: 3 })]);
+
+      // A burst: typed quickly, the field left, typed again and Enter, typed once more and the button.
+      for (const n of ['5', '6', '8']) await page.getByLabel('Quantity').fill(n);
+      await page.getByLabel('Quantity').press('Tab');
+      await page.getByLabel('Quantity').fill('9');
+      await page.getByLabel('Quantity').press('Enter');
+      await page.getByLabel('Quantity').fill('4');
+      await page.getByRole('button', { name: 'Update quantity' }).click();
+      await expect.poll(async () => (await api('GET', `/public/checkout/cart/${cartId}`, null)).body.items[0].quantity).toBe(4);
+      await expect.poll(() => dueToday(page)).toBe('€47.60');
+      expect(sent.at(-1)).toMatchObject({ quantity: 4 });
+      // At most one request per settled value (3, then 8, 9, 4), never one per keystroke.
+      expect(sent.length).toBeLessThanOrEqual(4);
+
+      // The address saved (the company changes the tax) while the quantity changes: both are kept.
+      await page.getByLabel('Company').fill('Zweite GmbH');
+      await page.getByLabel('Company').press('Tab');
+      await page.getByLabel('Quantity').fill('2');
+      await page.getByLabel('Quantity').press('Tab');
+      await expect.poll(() => dueToday(page)).toBe('€23.80');
+      await expect.poll(async () => (await api('GET', `/public/checkout/cart/${cartId}`, null)).body.invoiceAddress?.companyName).toBe('Zweite GmbH');
+
+      expect(refused).toEqual([]);
+      expect(await page.evaluate(() => (globalThis as any).__noReload)).toBe(true);
+      expect(await page.getByLabel('E-mail address').inputValue()).toBe(email);
+      expect(await page.getByLabel('Street').inputValue()).toBe('Hauptstraße');
+      expect(await page.getByLabel('Quantity').inputValue()).toBe('2');
+      await screenshot(page, 'checkout-js-quantity-burst');
+
+      await page.getByLabel('Test payment (testing gateway)').check();
       await page.getByRole('button', { name: /Order with obligation to pay/ }).click();
+      await page.getByRole('heading', { name: 'Thank you for your order' }).waitFor({ timeout: 30_000 });
+      expect(failures).toEqual([]);
+      await expectOrder(shop.key, email, '23.80');
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+/** A shop whose tenant takes cards (its own account at the fake of Stripe's API), and its page open in Chromium. */
+async function cardShopPage() {
+  const shop = await createShop();
+  const account = (await (await fetch(`${server().cardGatewayUrl}/__fake/accounts`, { method: 'POST', body: '{}' })).json()) as { secretKey: string; publishableKey: string };
+  await must('PUT', '/settings/gateways/card_provider', shop.key, { secretKey: account.secretKey, publishableKey: account.publishableKey });
+  const context = await browser.newContext({ locale: 'en-GB', viewport: { width: 1200, height: 900 } });
+  const page = await context.newPage();
+  const failures: string[] = [];
+  page.on('pageerror', (e) => failures.push(e.message));
+  await page.goto(shop.pageUrl);
+  return { shop, context, page, failures };
+}
+
+/** Fills the details and a card number in the client's field and orders: the script asks the card client for a payment method first, then posts the order. */
+async function orderByCard(page: Page, email: string, cardNumber: string) {
+  await fillAddress(page, email);
+  await page.getByLabel('Credit card').check();
+  await page.getByLabel('Card number').fill(cardNumber);
+  await page.getByRole('button', { name: /Order with obligation to pay/ }).click();
+}
+
+describe('checkout page with a card through the gateway\'s client', () => {
+  it('takes a card in the client\'s field, shows a decline at the payment choice, and completes with another card', async () => {
+    const { shop, context, page, failures } = await cardShopPage();
+    try {
+      const email = `card-${Date.now()}@example.com`;
+      await orderByCard(page, email, '4000 0000 0000 0002');
       // Declined by the gateway: the page says so at the payment choice, nothing is completed.
       await page.locator('#e-paymentType').waitFor({ timeout: 30_000 });
       expect(await page.locator('#e-paymentType').innerText()).toContain('declined');
@@ -169,6 +250,43 @@ describe('checkout page with a card through the gateway\'s client', () => {
       expect(attempts).toEqual([
         [2, 'card_provider', 'succeeded'],
         [1, 'card_provider', 'failed'],
+      ]);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('checkout page with a card that wants 3-D Secure', () => {
+  it('runs the bank\'s challenge through the card client and completes once the gateway says the charge succeeded', async () => {
+    const { shop, context, page, failures } = await cardShopPage();
+    try {
+      // A failed challenge first: the cart is open again and says so at the payment choice.
+      const email = `sca-${Date.now()}@example.com`;
+      await orderByCard(page, email, '4000 0027 6000 3184');
+      const challenge = page.getByRole('dialog', { name: '3D Secure 2 Test Page' });
+      await challenge.waitFor({ timeout: 30_000 });
+      expect(await page.getByRole('heading', { name: 'Confirm your payment' }).isVisible()).toBe(true);
+      await screenshot(page, 'checkout-card-3ds-challenge');
+      await challenge.getByRole('button', { name: 'Fail authentication' }).click();
+      await page.locator('#e-paymentType').waitFor({ timeout: 30_000 });
+      expect(await page.locator('#e-paymentType').innerText()).toContain('not confirmed');
+
+      // Again, and this time the buyer completes the challenge.
+      await page.getByLabel('Credit card').check();
+      await page.getByLabel('Card number').fill('4000 0027 6000 3184');
+      await page.getByRole('button', { name: /Order with obligation to pay/ }).click();
+      await page.getByRole('dialog', { name: '3D Secure 2 Test Page' }).getByRole('button', { name: 'Complete authentication' }).click({ timeout: 30_000 });
+      await page.getByRole('heading', { name: 'Thank you for your order' }).waitFor({ timeout: 30_000 });
+      await screenshot(page, 'checkout-card-3ds-completed');
+      expect(failures).toEqual([]);
+
+      const { payment } = await expectOrder(shop.key, email, '23.80');
+      expect(payment.gateway).toBe('card_provider');
+      const attempts = (await must('GET', `/transactions?invoice=${payment.invoice.id}`, shop.key)).data.map((t: any) => [t.attempt, t.status]);
+      expect(attempts).toEqual([
+        [2, 'succeeded'],
+        [1, 'failed'],
       ]);
     } finally {
       await context.close();

@@ -21,6 +21,8 @@
 // - Faults, per account: `unavailable` (500 before the endpoint runs: nothing happens, nothing kept),
 //   `error_after` (the endpoint runs, then 500, and Stripe keeps that 500 for the key), `lost` (the
 //   endpoint runs and its answer is kept, but the connection drops: the caller sees a network error).
+// - Stripe.js's confirmation of a PaymentIntent waiting for 3-D Secure, with the publishable key and
+//   the client secret (POST /v1/payment_intents/{id}/confirm), the challenge's result given by the caller.
 // - Control endpoints under /__fake/ for workerd tests: POST /__fake/accounts, and with the
 //   account's key as Bearer: GET /__fake/calls, GET /__fake/objects, POST /__fake/faults.
 
@@ -209,6 +211,7 @@ export class StripeFake {
     const url = new URL(request.url);
     const key = this.keyOf(request);
     if (url.pathname.startsWith('/__fake/')) return this.control(request, url, key);
+    if (key?.startsWith('pk_')) return this.clientRequest(request, url, key);
     const account = key ? this.accounts.get(key) : undefined;
     if (!account) {
       const message = key ? `Invalid API Key provided: ${maskKey(key)}` : 'You did not provide an API key.';
@@ -246,6 +249,37 @@ export class StripeFake {
     }
     return this.reply(call, result);
   };
+
+  /**
+   * What Stripe.js asks with the publishable key: confirming a PaymentIntent with its client secret
+   * (`POST /v1/payment_intents/{id}/confirm`), here after the payer's 3-D Secure challenge, whose
+   * result the stand-in for Stripe.js sends as `three_d_secure_result` (succeeded | failed; a fake's
+   * parameter, not Stripe's). Nothing else answers to a publishable key.
+   */
+  private async clientRequest(request: Request, url: URL, key: string): Promise<Response> {
+    const account = [...this.accounts.values()].find((a) => a.keys.publishableKey === key);
+    if (!account) return Response.json({ error: { type: 'invalid_request_error', message: `Invalid API Key provided: ${maskKey(key)}` } }, { status: 401 });
+    const m = /^\/v1\/payment_intents\/(pi_[A-Za-z0-9]+)\/confirm$/.exec(url.pathname);
+    if (request.method !== 'POST' || !m) return Response.json({ error: { type: 'invalid_request_error', message: 'This API call cannot be made with a publishable API key.' } }, { status: 403 });
+    const params = decodeForm(await request.text());
+    const call: FakeCall = { method: 'POST', path: url.pathname, idempotencyKey: null, params: { ...params, client_secret: '[secret]' }, status: 0, replayed: false };
+    account.calls.push(call);
+    const pi = account.paymentIntents.get(m[1]!);
+    if (!pi || params.client_secret !== pi.client_secret) return this.reply(call, noSuch('payment_intent', m[1]!, undefined, 404));
+    if (pi.status !== 'requires_action') return this.reply(call, invalid(`This PaymentIntent's status is ${String(pi.status)}; it cannot be confirmed.`, { code: 'payment_intent_unexpected_state' }));
+    const pm = account.paymentMethods.get(String(pi.payment_method))!;
+    if (params.three_d_secure_result === 'succeeded') {
+      const amount = pi.amount as number;
+      const txn: StripeObject = { id: randomId('txn', 24), object: 'balance_transaction', amount, currency: pi.currency, fee: fakeFee(amount), net: amount - fakeFee(amount), type: 'charge', status: 'pending' };
+      account.balanceTransactions.set(txn.id, txn);
+      const charge = this.charge(account, pi, pm, 'succeeded', txn.id);
+      Object.assign(pi, { status: 'succeeded', amount_received: amount, latest_charge: charge.id, next_action: null });
+    } else {
+      const error = { type: 'card_error', code: 'payment_intent_authentication_failure', message: 'We are unable to authenticate your payment method.' };
+      Object.assign(pi, { status: 'requires_payment_method', next_action: null, last_payment_error: { ...error, payment_method: pm } });
+    }
+    return this.reply(call, ok(this.renderIntent(account, pi, [])));
+  }
 
   private keyOf(request: Request): string | undefined {
     const auth = request.headers.get('Authorization') ?? '';

@@ -54,7 +54,7 @@ export const carts = sqliteTable(
     id: text('id').primaryKey(),
     tenantId: text('tenant_id').notNull(),
     checkoutLinkId: text('checkout_link_id').notNull(),
-    status: text('status', { enum: ['open', 'confirming', 'completed', 'paid'] }).notNull(),
+    status: text('status', { enum: ['open', 'confirming', 'redirect_to_payment', 'completed', 'paid'] }).notNull(),
     version: integer('version').notNull(),
     customerId: text('customer_id'),
     email: text('email'),

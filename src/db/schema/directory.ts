@@ -1,4 +1,4 @@
-import { index, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 // The directory: where each tenant's data lives, and what finds a tenant without knowing its shard
 // (docs/decisions.md, Tenancy and shards). Only the directory database (the `DB` binding, shard 0)
@@ -12,8 +12,14 @@ export const tenantDirectory = sqliteTable(
     shard: text('shard').notNull(),
     movingSince: text('moving_since'),
     createdAt: text('created_at').notNull(),
+    /** The tenant's public name in page URLs (`/checkout/{slug}/…`), unique across tenants; null until the tenant sets one. */
+    slug: text('slug'),
   },
-  (t) => [index('tenant_directory_shard_idx').on(t.shard), index('tenant_directory_created_idx').on(t.createdAt, t.tenantId)],
+  (t) => [
+    index('tenant_directory_shard_idx').on(t.shard),
+    index('tenant_directory_created_idx').on(t.createdAt, t.tenantId),
+    uniqueIndex('tenant_directory_slug_uq').on(t.slug),
+  ],
 );
 
 /** API key hash → tenant: authentication finds the key's tenant (and so its shard) before it can read the key. */

@@ -68,6 +68,16 @@ a{color:var(--accent)}
 .card-element{padding:.6rem .625rem;border:1px solid #767b82;border-radius:.375rem;background:#fff}
 .card-element input{font:inherit;border:0;width:100%;outline:0}
 .card-element:focus-within{outline:3px solid var(--focus);box-shadow:0 0 0 2px var(--fg)}
+.seller{display:flex;align-items:center;gap:.75rem;font-weight:700}
+.logo{max-height:2.5rem;max-width:10rem;object-fit:contain}
+.plan{margin:0 0 1rem}.plan-name{font-size:1.1rem}
+.check>div{display:flex;gap:.5rem;align-items:flex-start}.check label{font-weight:400}
+.check input[type=checkbox]{width:1.1rem;height:1.1rem;margin-top:.2rem}
+.renewal{margin:1rem 0 0}
+.completion .row{display:flex;justify-content:space-between;gap:1rem;padding:.25rem 0}.completion dd{margin:0;font-weight:700}
+.seller-foot{max-width:68rem;margin:0 auto;padding:0 1rem 2rem;color:var(--muted);font-size:.875rem;display:flex;flex-wrap:wrap;justify-content:space-between;gap:1rem}
+.seller-foot address{font-style:normal;display:flex;flex-direction:column}
+.legal{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.25rem 1rem}
 `;
 
 // Progressive enhancement: quantity, coupon and address changes go to the public JSON API of the
@@ -75,6 +85,13 @@ a{color:var(--accent)}
 // confirming stays a normal form post. Without this script every form still works.
 const JS = `
 (function(){
+  // A charge waiting for the buyer's bank (3-D Secure): the card client runs the bank's challenge
+  // with the client secret, then the form asks the server how the charge stands, whatever the
+  // client answered.
+  var auth=document.querySelector('[data-authenticate]');
+  if(auth){var secret=auth.getAttribute('data-client-secret'),form=document.getElementById('authenticate-form');
+    if(secret&&typeof window.Stripe==='function'){var done=function(){form.submit()};window.Stripe(auth.getAttribute('data-key')).confirmCardPayment(secret).then(done,done)}
+    return}
   var root=document.querySelector('[data-cart]');if(!root)return;
   var id=root.getAttribute('data-cart'),lang=root.getAttribute('data-lang');
   var texts=JSON.parse(root.getAttribute('data-texts')||'{}');
@@ -95,6 +112,7 @@ const JS = `
     var g=row(texts.total,money(p.amountDue,c),'grand');g.lastChild.setAttribute('data-total','due');rows.push(g);
     dl.replaceChildren.apply(dl,rows);
     document.querySelectorAll('#confirm [data-total=due]').forEach(function(e){e.textContent=money(p.amountDue,c)});
+    var ra=document.querySelector('[data-renewal-amount]');if(ra&&cart.renewal)ra.textContent=money(cart.renewal.amount,cart.renewal.currencyCode);
     cart.items.forEach(function(it){var cur=it.price.currencyCode,r=it.price.recurring;
       var a=document.querySelector('[data-item-amount="'+it.id+'"]');if(a)a.textContent=money(r?r.recurringAmount:it.price.totalNetAmount,cur);
       var b=document.querySelector('[data-item-breakdown="'+it.id+'"]');if(b)b.textContent=it.quantity+' \\u00d7 '+money(b.getAttribute('data-unit-amount'),cur)});
@@ -109,26 +127,55 @@ const JS = `
   var FIELD={email:'email',phone:'phone',quantity:'quantity',cartItemId:'quantity',code:'code'};
   function message(f,v){var m=texts.messages||{};return m[f+':'+v.code]||m['*:'+v.code]||v.message}
   function fieldName(path){var m=/^(?:newInvoiceAddress|invoiceAddress)\\.(\\w+)$/.exec(path);return m?m[1]:FIELD[path]}
+  // What the buyer typed survives a reload the page has to make (the cart was locked or is gone):
+  // kept for this tab until the page is shown again. Never the IBAN.
+  var stashKey='checkout:'+id;
+  function stash(){var d=document.querySelector('form[data-js=details]');if(!d)return;var v={};
+    d.querySelectorAll('input[name],select[name]').forEach(function(i){if(i.type==='hidden'||i.name==='iban'||i.name==='cardToken')return;if(i.type==='radio'||i.type==='checkbox'){if(i.checked)v[i.name]=i.value}else v[i.name]=i.value});
+    try{sessionStorage.setItem(stashKey,JSON.stringify(v))}catch(e){}}
+  function unstash(){var v=null;try{v=JSON.parse(sessionStorage.getItem(stashKey)||'null');sessionStorage.removeItem(stashKey)}catch(e){}
+    var d=document.querySelector('form[data-js=details]');if(!v||!d)return;
+    Object.keys(v).forEach(function(n){d.querySelectorAll('[name="'+n+'"]').forEach(function(i){if(i.type==='radio'||i.type==='checkbox')i.checked=i.value===v[n];else i.value=v[n]})})}
+  function reload(){stash();location.reload()}
+  // One request on the cart at a time, in the order they were asked for: a change never overtakes
+  // another (two at once would meet at the cart's version and one be refused). A body given as a
+  // function is read when its turn comes, so a burst of edits sends only the latest; null skips.
+  var queue=Promise.resolve();
   function send(method,path,body,form){
+    var run=function(){var b=typeof body==='function'?body():body;return b===null?null:request(method,path,b,form,0)};
+    var p=queue.then(run,run);queue=p.then(null,function(){});return p;
+  }
+  function request(method,path,body,form,tries){
     summary.setAttribute('aria-busy','true');status.textContent=texts.updating;
     return fetch(api+path,{method:method,headers:{'Content-Type':'application/json',Accept:'application/json'},body:body===undefined?undefined:JSON.stringify(body)})
       .then(function(r){return r.json().then(function(j){return{ok:r.ok,status:r.status,body:j}})})
       .then(function(r){
         summary.removeAttribute('aria-busy');
+        if(r.status===409&&r.body&&/concurrent-update$/.test(r.body.type||'')&&tries<2)return request(method,path,body,form,tries+1);
         if(form)clearErrors(form);
         if(r.ok){draw(r.body);status.textContent=texts.updated;return r.body}
-        if(r.status===409||r.status===404){location.reload();return null}
+        if(r.status===409||r.status===404){reload();return null}
         var shown=false;(r.body.violations||[]).forEach(function(v){var f=fieldName(v.propertyPath);var input=f&&form&&form.querySelector('[name="'+f+'"]');if(input){showError(input,message(f,v));shown=true}});
         if(!shown&&form){showError(form.querySelector('input:not([type=hidden])'),r.body.detail||'Error')}
         status.textContent='';return null;
       })
       .catch(function(){summary.removeAttribute('aria-busy');status.textContent='';return null});
   }
+  // Quantity: typing settles for a moment (or the field is left, or the button pressed) before one
+  // request goes; its value is read when it is sent, so the last typed value is the one stored.
   var q=document.querySelectorAll('form[data-js=quantity]');
   q.forEach(function(form){
-    function go(e){if(e)e.preventDefault();var input=form.querySelector('[name=quantity]');if(!input.checkValidity()){showError(input,input.validationMessage);return}
-      send('PUT','/change-quantity',{cartItemId:form.querySelector('[name=cartItemId]').value,quantity:Number(input.value)},form)}
-    form.addEventListener('submit',go);form.querySelector('[name=quantity]').addEventListener('change',function(){go()});
+    var input=form.querySelector('[name=quantity]'),item=form.querySelector('[name=cartItemId]').value;
+    var stored=input.value,waiting=false,timer=null;
+    function go(e){if(e&&e.preventDefault)e.preventDefault();clearTimeout(timer);
+      if(!input.checkValidity()){showError(input,input.validationMessage);return}
+      if(waiting)return;waiting=true;
+      send('PUT','/change-quantity',function(){waiting=false;var v=input.value;
+        if(v===stored||!input.checkValidity())return null;stored=v;return{cartItemId:item,quantity:Number(v)}},form)
+        .then(function(cart){if(!cart)return;var it=cart.items.filter(function(i){return i.id===item})[0];if(it)stored=String(it.quantity)},function(){stored=null});
+    }
+    form.addEventListener('submit',go);input.addEventListener('change',go);
+    input.addEventListener('input',function(){clearTimeout(timer);timer=setTimeout(go,400)});
   });
   // Coupon: applied or removed through the API, then the form swapped for the other one.
   var box=document.getElementById('coupon-box');
@@ -173,6 +220,7 @@ const JS = `
         return}
       sent=true;e.submitter.setAttribute('aria-disabled','true')});
   }
+  unstash();
   var alertBox=document.getElementById('errors');if(alertBox)alertBox.focus();
 })();
 `;

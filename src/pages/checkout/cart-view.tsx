@@ -3,7 +3,7 @@ import type { PublicCart } from '../../schemas/checkout';
 import { errorAttrs, FieldError, Layout, TextField, webUrl, type PageProps } from './components';
 import { countries, formatMoney, formatRate } from './format';
 import { PAYMENT_TYPES, type FormState } from './form';
-import { intervalText, VIOLATIONS_DE, type Lang, type Texts } from './texts';
+import { durationText, everyText, intervalText, VIOLATIONS_DE, type Lang, type Texts } from './texts';
 
 // The cart page, rendered on the server. Every control is a plain form that works without
 // JavaScript; checkout.js only makes the total follow quantity, coupon and address without a reload.
@@ -157,6 +157,54 @@ function Coupon(props: { cart: PublicCart; t: Texts; form: FormState; base: stri
   );
 }
 
+/**
+ * What the order commits to beyond today: how often and at what it renews, the minimum term and
+ * the notice period, next to the order button (the script keeps the amount in step with the quantity).
+ */
+function Renewal(props: { cart: PublicCart; lang: Lang; t: Texts }) {
+  const { t, lang } = props;
+  const r = props.cart.renewal;
+  if (!r) return null;
+  const amount = formatMoney(r.amount, r.currencyCode, lang);
+  const terms = [
+    r.contractPeriod ? t.minimumTerm(durationText(t, r.contractPeriod)) : null,
+    r.cancellationPeriod ? t.noticePeriod(durationText(t, r.cancellationPeriod)) : t.cancelAnyTime,
+  ].filter(Boolean);
+  const sentence = t.renews(everyText(lang, t, r.interval, r.intervalCount), '\u0000', r.amount !== r.netAmount);
+  const [before, after] = sentence.split('\u0000');
+  const trialDays = props.cart.items.find((i) => i.price.recurring)?.price.recurring?.trialPeriodDays ?? 0;
+  return (
+    <p class="renewal muted small" id="renewal" data-renewal>
+      {trialDays > 0 ? t.afterTrial(trialDays) : null}
+      {before}
+      <span data-renewal-amount>{amount}</span>
+      {after}; {terms.join('; ')}.
+    </p>
+  );
+}
+
+/** The tenant's terms: accepted with the order, or no order (the service refuses it too). */
+function AcceptTerms(props: { cart: PublicCart; t: Texts; form: FormState }) {
+  const { cart, t, form } = props;
+  const url = webUrl(cart.seller?.termsUrl);
+  if (!url) return null;
+  return (
+    <div class="field check">
+      <div>
+        <input type="checkbox" id="f-acceptTerms" name="acceptTerms" value="yes" required checked={form.values.acceptTerms === 'yes'} {...errorAttrs(form, 'acceptTerms')} />
+        <label for="f-acceptTerms">
+          {t.acceptTerms}{' '}
+          <a href={url} target="_blank" rel="noopener noreferrer">
+            {t.terms}
+          </a>
+          <span class="req" aria-hidden="true"> *</span>
+        </label>
+      </div>
+      <FieldError field="acceptTerms" form={form} />
+    </div>
+  );
+}
+
 /** The card gateway's client for this page: its publishable key (the script is in the head). */
 export interface CardClient {
   publishableKey: string;
@@ -211,7 +259,7 @@ export function CartPage(props: PageProps & { cart: PublicCart; form: FormState;
   const forced = cart.settings.forceCompany;
   const hasErrors = Object.keys(form.errors).length > 0 || form.general.length > 0;
   return (
-    <Layout {...props} title={t.htmlTitle} script headingInHeader cardClient={props.card?.clientUrl ?? null}>
+    <Layout {...props} title={t.htmlTitle} script headingInHeader cardClient={props.card?.clientUrl ?? null} seller={cart.seller}>
       <div
         class="grid"
         data-cart={cart.id}
@@ -235,6 +283,12 @@ export function CartPage(props: PageProps & { cart: PublicCart; form: FormState;
         ) : null}
         <section class="card summary" aria-labelledby="summary-h">
           <h2 id="summary-h">{t.summary}</h2>
+          {cart.plan ? (
+            <div class="plan" data-plan>
+              <h3 class="plan-name">{cart.plan.name}</h3>
+              {cart.plan.description ? <p class="muted">{cart.plan.description}</p> : null}
+            </div>
+          ) : null}
           <Items cart={cart} lang={lang} t={t} form={form} base={base} q={q} />
           <Coupon cart={cart} t={t} form={form} base={base} q={q} />
           <Totals cart={cart} lang={lang} t={t} />
@@ -282,7 +336,9 @@ export function CartPage(props: PageProps & { cart: PublicCart; form: FormState;
               </button>
             </fieldset>
             <PaymentChoice t={t} form={form} offered={cart.settings.paymentMethods} card={props.card ?? null} />
-            <button type="submit" class="primary" id="confirm">
+            <AcceptTerms cart={cart} t={t} form={form} />
+            <Renewal cart={cart} lang={lang} t={t} />
+            <button type="submit" class="primary" id="confirm" aria-describedby={cart.renewal ? 'renewal' : undefined}>
               {t.confirm} · <span data-total="due">{formatMoney(cart.price.amountDue, cart.price.currencyCode, lang)}</span>
             </button>
             {cart.settings.backButton && webUrl(cart.settings.backButton.url) ? (

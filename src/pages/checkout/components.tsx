@@ -2,7 +2,7 @@
 import type { Child } from 'hono/jsx';
 import type { PublicCart } from '../../schemas/checkout';
 import { assetPath } from './assets';
-import { formatMoney, htmlLang } from './format';
+import { countryName, formatMoney, htmlLang } from './format';
 import type { FormState } from './form';
 import type { Lang, Texts } from './texts';
 
@@ -23,8 +23,44 @@ export function webUrl(url: string | null | undefined): string | null {
   return url && /^https?:\/\//i.test(url) ? url : null;
 }
 
-export function Layout(props: PageProps & { title: string; children: Child; script?: boolean; headingInHeader?: boolean; cardClient?: string | null }) {
+/** The seller's name and logo in the header, its address and the links to its own pages at the foot. */
+function SellerFooter(props: { seller: NonNullable<PublicCart['seller']>; lang: Lang; t: Texts }) {
+  const { seller, t } = props;
+  const links = [
+    { href: webUrl(seller.termsUrl), label: t.terms },
+    { href: webUrl(seller.privacyUrl), label: t.privacy },
+    { href: webUrl(seller.withdrawalUrl), label: t.withdrawal },
+    { href: webUrl(seller.imprintUrl), label: t.imprint },
+  ].filter((l) => l.href);
+  return (
+    <footer class="seller-foot">
+      <address>
+        <strong>{seller.name}</strong>
+        {seller.address.map((line) => (
+          <span>{line}</span>
+        ))}
+        <span>{countryName(seller.countryCode, props.lang)}</span>
+      </address>
+      {links.length > 0 ? (
+        <nav aria-label={t.legalLinks}>
+          <ul class="legal">
+            {links.map((l) => (
+              <li>
+                <a href={l.href!} target="_blank" rel="noopener noreferrer">
+                  {l.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+      ) : null}
+    </footer>
+  );
+}
+
+export function Layout(props: PageProps & { title: string; children: Child; script?: boolean; headingInHeader?: boolean; cardClient?: string | null; seller?: PublicCart['seller'] }) {
   const other: Lang = props.lang === 'de' ? 'en' : 'de';
+  const seller = props.seller ?? null;
   return (
     <html lang={htmlLang(props.lang)}>
       <head>
@@ -38,12 +74,19 @@ export function Layout(props: PageProps & { title: string; children: Child; scri
       </head>
       <body>
         <header class="top">
+          {seller ? (
+            <span class="seller" data-seller>
+              {seller.logoUrl ? <img class="logo" src={seller.logoUrl} alt={props.t.logoAlt(seller.name)} /> : null}
+              <span class="seller-name">{seller.name}</span>
+            </span>
+          ) : null}
           {props.headingInHeader ? <h1 class="brand">{props.t.heading}</h1> : <span class="brand">{props.t.heading}</span>}
           <a class="lang" href={`${props.path}?lang=${other}`} hreflang={other} lang={other}>
             {props.t.language}
           </a>
         </header>
         <main id="main">{props.children}</main>
+        {seller ? <SellerFooter seller={seller} lang={props.lang} t={props.t} /> : null}
       </body>
     </html>
   );
@@ -72,16 +115,33 @@ export function CompletedPage(props: PageProps & { cart: PublicCart; message: st
   const { t, cart } = props;
   // completionDetails are references for machines (subscription:…, invoice:…), not for the buyer.
   const lines = [props.message || t.completedDefault];
+  const done = cart.completion;
   return (
-    <Layout {...props} title={t.completedTitle}>
+    <Layout {...props} title={t.completedTitle} seller={cart.seller}>
       <section class="card message" aria-labelledby="done-h">
         <h1 id="done-h">{t.completedTitle}</h1>
         {lines.map((l) => (
           <p>{l}</p>
         ))}
-        <p class="total-line">
-          {t.total}: <strong>{formatMoney(cart.price.amountDue, cart.price.currencyCode, props.lang)}</strong>
-        </p>
+        {done ? (
+          <dl class="completion">
+            {done.invoiceNumber ? (
+              <div class="row">
+                <dt>{t.invoiceNumber}</dt>
+                <dd data-invoice-number>{done.invoiceNumber}</dd>
+              </div>
+            ) : null}
+            <div class="row">
+              <dt>{done.paid ? t.amountPaid : t.amountDue}</dt>
+              <dd data-amount>{formatMoney(done.amount, done.currencyCode, props.lang)}</dd>
+            </div>
+          </dl>
+        ) : (
+          <p class="total-line">
+            {t.total}: <strong>{formatMoney(cart.price.amountDue, cart.price.currencyCode, props.lang)}</strong>
+          </p>
+        )}
+        {done?.email ? <p data-emailed>{t.emailedTo(done.email)}</p> : null}
         {cart.settings.backButton && webUrl(cart.settings.backButton.url) ? (
           <p>
             <a class="button" href={webUrl(cart.settings.backButton.url)!}>
@@ -89,6 +149,29 @@ export function CompletedPage(props: PageProps & { cart: PublicCart; message: st
             </a>
           </p>
         ) : null}
+      </section>
+    </Layout>
+  );
+}
+
+/**
+ * The first charge waits for the buyer's bank (3-D Secure): the card client opens the bank's
+ * challenge with the charge's client secret, then the form asks our server how the charge stands
+ * (never the browser's word). Without the card client the form still shows where it stands.
+ */
+export function AuthenticatePage(props: PageProps & { cart: PublicCart; card: { publishableKey: string; clientUrl: string; clientSecret: string | null } | null }) {
+  const { t, cart, card } = props;
+  const amount = cart.completion ? formatMoney(cart.completion.amount, cart.completion.currencyCode, props.lang) : formatMoney(cart.price.amountDue, cart.price.currencyCode, props.lang);
+  return (
+    <Layout {...props} title={t.authenticateTitle} script cardClient={card?.clientUrl ?? null} seller={cart.seller}>
+      <section class="card message" aria-labelledby="auth-h" data-authenticate data-key={card?.publishableKey ?? ''} data-client-secret={card?.clientSecret ?? ''}>
+        <h1 id="auth-h">{t.authenticateTitle}</h1>
+        <p>{t.authenticate(amount)}</p>
+        <form method="post" action={`/checkout/cart/${encodeURIComponent(cart.id)}/payment${props.query}`} id="authenticate-form">
+          <button type="submit" class="primary">
+            {t.authenticateCheck}
+          </button>
+        </form>
       </section>
     </Layout>
   );

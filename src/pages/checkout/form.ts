@@ -59,13 +59,13 @@ export function paymentMethod(form: Record<string, string>): NewPaymentMethodInp
 /** Fynn's confirm body from the form. */
 export function confirmInput(form: Record<string, string>): ConfirmCartInput {
   const details = buyerDetails(form);
-  return { email: details.email, phone: details.phone, newInvoiceAddress: details.invoiceAddress, newPaymentMethod: paymentMethod(form) };
+  return { email: details.email, phone: details.phone, newInvoiceAddress: details.invoiceAddress, newPaymentMethod: paymentMethod(form), acceptTerms: form.acceptTerms === 'yes' };
 }
 
 /** The form field a violation of the service belongs to, or null (shown at the top). */
 export function fieldOf(propertyPath: string): string | null {
   const p = propertyPath.replace(/\[\d+\]/g, '');
-  if (p === 'email' || p === 'phone') return p;
+  if (p === 'email' || p === 'phone' || p === 'acceptTerms') return p;
   const address = /^(?:newInvoiceAddress|invoiceAddress)\.(\w+)$/.exec(p);
   if (address) return (ADDRESS_FIELDS as readonly string[]).includes(address[1]!) ? address[1]! : null;
   if (p === 'newPaymentMethod.sepaDebit.iban' || p === 'newPaymentMethod.sepaDebit') return 'iban';

@@ -39,3 +39,19 @@ export function countries(lang: Lang): { code: string; name: string }[] {
 }
 
 export const htmlLang = (lang: Lang) => LOCALES[lang];
+
+const regionNames = new Map<Lang, Intl.DisplayNames>();
+
+/** A country's name in the page's language ("DE" → "Deutschland" / "Germany"). */
+export function countryName(code: string, lang: Lang): string {
+  let names = regionNames.get(lang);
+  if (!names) {
+    names = new Intl.DisplayNames([LOCALES[lang]], { type: 'region' });
+    regionNames.set(lang, names);
+  }
+  try {
+    return names.of(code) ?? code;
+  } catch {
+    return code;
+  }
+}

@@ -6,14 +6,14 @@ import { ApiError } from '../../http/errors';
 import { rateDecision, withRateLimitHeaders, type PublicLimit } from '../../http/rate-limit';
 import { logError } from '../../lib/log';
 import type { PublicCart } from '../../schemas/checkout';
-import { applyCoupon, changeQuantity, confirmCart, confirmCartOtp, openCart, prepareCard, readCart, readCartJson, removeCoupon, setBuyerDetails } from '../../services/checkout/public-carts';
+import { applyCoupon, cartLogo, changeQuantity, confirmCart, confirmCartOtp, openCart, prepareCard, readCart, readCartJson, removeCoupon, setBuyerDetails, settleCardAuthentication } from '../../services/checkout/public-carts';
 import { systemNow } from '../../lib/clock';
 import { TtlCache } from '../../lib/ttl-cache';
 import { ASSETS } from './assets';
 import { buyerDetails, confirmInput, emptyForm, parseForm, valuesFromCart, withViolations, type FormState } from './form';
 import { pickLang, TEXTS, type Lang, type Texts } from './texts';
 import { CartPage } from './cart-view';
-import { CompletedPage, MessagePage, OtpPage, webUrl } from './components';
+import { AuthenticatePage, CompletedPage, MessagePage, OtpPage, webUrl } from './components';
 
 // The hosted checkout page (docs/decisions.md, Hosted checkout page). Server-rendered HTML
 // over the public cart service; every change is a form post that calls the service and redirects
@@ -105,6 +105,13 @@ function errorPage(c: PageContext, err: unknown, cartId?: string): Response {
 async function cartPage(c: PageContext, cart: PublicCart, form: FormState, status: 200 | 422 = 200, message: string | null = null): Promise<Response> {
   const p = page(c);
   if (cart.status === 'completed' || cart.status === 'paid') return html(c, <CompletedPage {...p} cart={cart} message={message} />);
+  if (cart.status === 'redirect_to_payment') {
+    // The charge waits for the buyer's bank: the card client confirms it with the charge's client secret.
+    const waiting = await prepareCard(c.env, cart.id).catch(() => null);
+    const client = waiting?.publishableKey ? cardClient(c.env) : null;
+    const card = client && waiting?.publishableKey ? { publishableKey: waiting.publishableKey, clientUrl: client.url, clientSecret: waiting.clientSecret } : null;
+    return html(c, <AuthenticatePage {...p} cart={cart} card={card} />, 200, client?.csp ?? null);
+  }
   if (cart.status !== 'open') return html(c, <MessagePage {...p} title={p.t.lockedTitle} message={p.t.confirming} link={{ href: p.path + p.query, label: p.t.continue }} />);
   const values = { ...valuesFromCart(cart), ...form.values };
   // Cards through the gateway's client, when the tenant's card gateway has a publishable key.
@@ -219,6 +226,23 @@ checkoutPages.get('/checkout/cart/:id', (c) =>
   }),
 );
 
+checkoutPages.get('/checkout/cart/:id/logo', (c) =>
+  limited(c, 'public', async () => {
+    const cartId = c.req.param('id');
+    if (!CART_ID.test(cartId)) return c.text('Not found', 404);
+    try {
+      const logo = await cartLogo(c.env, cartId);
+      return new Response(logo.body, {
+        headers: { 'Content-Type': logo.mimeType, 'Cache-Control': 'private, max-age=3600', ETag: `"${logo.etag}"`, 'X-Content-Type-Options': 'nosniff' },
+      });
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) return c.text('Not found', 404);
+      logError({ requestId: c.get('requestId'), page: 'checkout-logo' }, err);
+      return c.text('Error', 500);
+    }
+  }),
+);
+
 checkoutPages.post('/checkout/cart/:id/quantity', (c) =>
   post(c, async (cartId, form) => {
     const quantity = /^\d{1,9}$/.test(form.quantity ?? '') ? Number(form.quantity) : NaN;
@@ -263,6 +287,18 @@ checkoutPages.post('/checkout/cart/:id/confirm', (c) =>
   }, 'public-create'),
 );
 
+checkoutPages.post('/checkout/cart/:id/payment', (c) =>
+  post(c, async (cartId) => {
+    const before = await readCart(c.env, cartId);
+    const cart = await settleCardAuthentication(c.env, cartId);
+    if (before.status === 'redirect_to_payment' && cart.status === 'open') {
+      // The bank did not confirm it: the cart is open again, and the buyer chooses a method anew.
+      const p = page(c);
+      return cartPage(c, cart, { values: {}, errors: { paymentType: p.t.authenticateFailed }, general: [] }, 422);
+    }
+  }),
+);
+
 checkoutPages.post('/checkout/cart/:id/otp', (c) =>
   post(c, async (cartId, form) => {
     const email = (form.email ?? '').trim();
@@ -279,7 +315,7 @@ checkoutPages.post('/checkout/cart/:id/otp', (c) =>
 
 checkoutPages.get('/checkout/:tenantSlug/:slug', async (c, next) => {
   const tenantSlug = c.req.param('tenantSlug');
-  // The tenant API's /checkout/carts/… (tenant slugs are tenant ids, never "carts").
+  // The tenant API's /checkout/carts/… ("carts" is a reserved tenant slug).
   if (tenantSlug === 'carts') return next();
   const linkSlug = c.req.param('slug');
   if (!SLUG.test(tenantSlug) || !SLUG.test(linkSlug)) return errorPage(c, ApiError.notFound('Checkout link'));

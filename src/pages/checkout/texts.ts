@@ -1,3 +1,4 @@
+import { parseDuration } from '../../billing/durations';
 // The checkout page's words in German and English. One object per language with the same keys, so a
 // text missing in one language does not compile.
 
@@ -71,6 +72,27 @@ const en = {
   updated: 'Total updated.',
   free: 'free',
   intervals: { day: ['day', 'days'], week: ['week', 'weeks'], month: ['month', 'months'], year: ['year', 'years'] } as Record<string, [string, string]>,
+  soldBy: 'Seller',
+  logoAlt: (seller: string) => `${seller} logo`,
+  terms: 'Terms and conditions',
+  privacy: 'Privacy policy',
+  withdrawal: 'Withdrawal policy',
+  imprint: 'Imprint',
+  legalLinks: 'Legal information',
+  acceptTerms: 'I accept the',
+  renews: (every: string, amount: string, inclVat: boolean) => `Renews every ${every} at ${amount}${inclVat ? ' (incl. VAT)' : ''} until cancelled`,
+  afterTrial: (days: number) => `After the ${days}-day free trial: `,
+  minimumTerm: (term: string) => `minimum term ${term}`,
+  noticePeriod: (notice: string) => `notice period ${notice}`,
+  cancelAnyTime: 'cancel at any time',
+  invoiceNumber: 'Invoice number',
+  amountPaid: 'Amount paid',
+  amountDue: 'Amount due',
+  emailedTo: (email: string) => `We have e-mailed a confirmation to ${email}.`,
+  authenticateTitle: 'Confirm your payment',
+  authenticate: (amount: string) => `Your bank asks you to confirm the payment of ${amount}. Its window opens on this page; once you have confirmed, your order is complete.`,
+  authenticateCheck: 'Check the payment',
+  authenticateFailed: 'The payment was not confirmed. Please choose a payment method and order again.',
 };
 
 const de: typeof en = {
@@ -141,6 +163,27 @@ const de: typeof en = {
   updated: 'Summe aktualisiert.',
   free: 'kostenlos',
   intervals: { day: ['Tag', 'Tage'], week: ['Woche', 'Wochen'], month: ['Monat', 'Monate'], year: ['Jahr', 'Jahre'] },
+  soldBy: 'Anbieter',
+  logoAlt: (seller) => `Logo von ${seller}`,
+  terms: 'AGB',
+  privacy: 'Datenschutzerklärung',
+  withdrawal: 'Widerrufsbelehrung',
+  imprint: 'Impressum',
+  legalLinks: 'Rechtliche Hinweise',
+  acceptTerms: 'Ich akzeptiere die',
+  renews: (every, amount, inclVat) => `Verlängert sich ${every} um ${amount}${inclVat ? ' (inkl. USt.)' : ''}, bis Sie kündigen`,
+  afterTrial: (days) => `Nach ${days === 1 ? 'dem kostenlosen Testtag' : `den ${days} kostenlosen Testtagen`}: `,
+  minimumTerm: (term) => `Mindestlaufzeit ${term}`,
+  noticePeriod: (notice) => `Kündigungsfrist ${notice}`,
+  cancelAnyTime: 'jederzeit kündbar',
+  invoiceNumber: 'Rechnungsnummer',
+  amountPaid: 'Bezahlt',
+  amountDue: 'Zu zahlen',
+  emailedTo: (email) => `Wir haben Ihnen eine Bestätigung an ${email} geschickt.`,
+  authenticateTitle: 'Zahlung bestätigen',
+  authenticate: (amount) => `Ihre Bank bittet Sie, die Zahlung über ${amount} zu bestätigen. Ihr Fenster öffnet sich auf dieser Seite; nach der Bestätigung ist Ihre Bestellung abgeschlossen.`,
+  authenticateCheck: 'Zahlung prüfen',
+  authenticateFailed: 'Die Zahlung wurde nicht bestätigt. Bitte wählen Sie eine Zahlungsart und bestellen Sie erneut.',
 };
 
 export type Texts = typeof en;
@@ -179,6 +222,7 @@ export const VIOLATIONS_DE: Record<string, string> = {
   'accountHolder:required': 'Bitte geben Sie den Kontoinhaber an.',
   'paymentType:required': 'Bitte wählen Sie eine Zahlungsart.',
   'paymentType:not_allowed': 'Diese Zahlungsart ist hier nicht möglich.',
+  'acceptTerms:required': 'Bitte akzeptieren Sie die AGB, um zu bestellen.',
   '*:required': 'Bitte füllen Sie dieses Feld aus.',
   '*:too_long': 'Bitte geben Sie höchstens 255 Zeichen an.',
 };
@@ -212,4 +256,20 @@ export function pickLang(acceptLanguage: string | undefined, override: string | 
 export function intervalText(t: Texts, interval: string, count: number): string {
   const names = t.intervals[interval] ?? [interval, interval];
   return count === 1 ? names[0] : `${count} ${names[1]}`;
+}
+
+/** `1M` → "1 month", `1Y6M` → "1 year 6 months" (a subscription's periods); the text itself when it is no duration. */
+export function durationText(t: Texts, text: string): string {
+  const d = parseDuration(text);
+  if (!d) return text;
+  const part = (n: number, unit: string) => (n === 0 ? null : `${n} ${(t.intervals[unit] ?? [unit, unit])[n === 1 ? 0 : 1]}`);
+  return [part(d.years, 'year'), part(d.months, 'month'), part(d.weeks, 'week'), part(d.days, 'day')].filter(Boolean).join(' ');
+}
+
+/** How often it renews: "month" / "3 months" after "every" (en), "monatlich" / "alle 3 Monate" (de). */
+export function everyText(lang: Lang, t: Texts, interval: string, count: number): string {
+  const names = t.intervals[interval] ?? [interval, interval];
+  if (lang === 'en') return count === 1 ? names[0] : `${count} ${names[1]}`;
+  const single: Record<string, string> = { day: 'täglich', week: 'wöchentlich', month: 'monatlich', year: 'jährlich' };
+  return count === 1 ? (single[interval] ?? `jede(n) ${names[0]}`) : `alle ${count} ${names[1]}`;
 }

@@ -6,7 +6,9 @@ import { createRouter, defineRoute, jsonBody, jsonResponse, mergePatchBody, noCo
 import { collectionSchema, paginationQuery } from '../../http/pagination';
 import { durationText, idParam } from '../../http/schemas';
 import { AFTER_CHECKOUT_ACTIONS, CheckoutLinkSchema, type CheckoutLinkResource } from '../../schemas/checkout';
-import { checkoutLinkService, SLUG_PATTERN, setLinkEnabled, type CheckoutLinkInput } from '../../services/checkout/links';
+import { checkoutLinkService, checkoutPath, SLUG_PATTERN, setLinkEnabled, type CheckoutLinkInput } from '../../services/checkout/links';
+import { tenantPathSegment } from '../../services/platform/tenant-slug';
+import type { Env } from '../../env';
 
 const tags = ['Checkout links'];
 
@@ -88,7 +90,12 @@ const CheckoutLinkWriteSchema = z
   .openapi('CheckoutLinkWrite');
 
 const params = z.object({ id: idParam('id', 'Checkout link id') });
-const withOrigin = (link: CheckoutLinkResource, requestUrl: string): CheckoutLinkResource => ({ ...link, url: new URL(requestUrl).origin + link.url });
+/** The links' `url`s on this API's origin, naming the tenant by its public slug when it has one. */
+async function linkUrls(c: { req: { url: string }; env: Env; var: { tenant: { id: string } } }): Promise<(link: CheckoutLinkResource) => CheckoutLinkResource> {
+  const origin = new URL(c.req.url).origin;
+  const tenant = await tenantPathSegment(c.env, c.var.tenant.id);
+  return (link) => ({ ...link, url: origin + checkoutPath(tenant, link.slug) });
+}
 
 export const checkoutLinkRoutes = createRouter();
 
@@ -104,7 +111,7 @@ checkoutLinkRoutes.openapi(
   }),
   async (c) => {
     const page = await checkoutLinkService.list(serviceContext(c), c.req.valid('query'));
-    return c.json({ ...page, data: page.data.map((l) => withOrigin(l, c.req.url)) }, 200);
+    return c.json({ ...page, data: page.data.map(await linkUrls(c)) }, 200);
   },
 );
 
@@ -116,11 +123,11 @@ checkoutLinkRoutes.openapi(
     tags,
     summary: 'Create a checkout link',
     description:
-      'Sells active price plans of unarchived products (of one active plan when `plan` is named) in one currency. `url` is the hosted page, `/checkout/{tenantSlug}/{slug}`, where the tenant slug is the tenant id; a slug is unique per tenant and generated when not given. Buyers open carts at POST /public/checkout/links/{tenantSlug}/{slug}/cart.',
+      'Sells active price plans of unarchived products (of one active plan when `plan` is named) in one currency. `url` is the hosted page, `/checkout/{tenantSlug}/{slug}`, where the tenant slug is its public slug (PUT /settings/tenant-slug), else its id; a slug is unique per tenant and generated when not given. Buyers open carts at POST /public/checkout/links/{tenantSlug}/{slug}/cart.',
     request: { body: jsonBody(CheckoutLinkWriteSchema) },
     responses: { 201: jsonResponse(CheckoutLinkSchema, 'The checkout link') },
   }),
-  async (c) => c.json(withOrigin(await checkoutLinkService.create(serviceContext(c), c.req.valid('json')), c.req.url), 201),
+  async (c) => c.json((await linkUrls(c))(await checkoutLinkService.create(serviceContext(c), c.req.valid('json'))), 201),
 );
 
 checkoutLinkRoutes.openapi(
@@ -133,7 +140,7 @@ checkoutLinkRoutes.openapi(
     request: { params },
     responses: { 200: jsonResponse(CheckoutLinkSchema, 'The checkout link') },
   }),
-  async (c) => c.json(withOrigin(checkoutLinkService.render(await checkoutLinkService.find(serviceContext(c), c.req.valid('param').id)), c.req.url), 200),
+  async (c) => c.json((await linkUrls(c))(checkoutLinkService.render(await checkoutLinkService.find(serviceContext(c), c.req.valid('param').id))), 200),
 );
 
 checkoutLinkRoutes.openapi(
@@ -147,7 +154,7 @@ checkoutLinkRoutes.openapi(
     request: { params, body: jsonBody(CheckoutLinkWriteSchema) },
     responses: { 200: jsonResponse(CheckoutLinkSchema, 'The checkout link') },
   }),
-  async (c) => c.json(withOrigin(await checkoutLinkService.update(serviceContext(c), c.req.valid('param').id, c.req.valid('json')), c.req.url), 200),
+  async (c) => c.json((await linkUrls(c))(await checkoutLinkService.update(serviceContext(c), c.req.valid('param').id, c.req.valid('json'))), 200),
 );
 
 checkoutLinkRoutes.openapi(
@@ -166,7 +173,7 @@ checkoutLinkRoutes.openapi(
     const read = await checkoutLinkService.find(ctx, id);
     const parsed = CheckoutLinkWriteSchema.safeParse(applyMergePatch(checkoutLinkService.hooks.writable!(read), c.req.valid('json')));
     if (!parsed.success) throw ApiError.validation(zodViolations(parsed.error));
-    return c.json(withOrigin(await checkoutLinkService.update(ctx, id, parsed.data, read), c.req.url), 200);
+    return c.json((await linkUrls(c))(await checkoutLinkService.update(ctx, id, parsed.data, read)), 200);
   },
 );
 
@@ -180,7 +187,7 @@ checkoutLinkRoutes.openapi(
     request: { params },
     responses: { 200: jsonResponse(CheckoutLinkSchema, 'The checkout link') },
   }),
-  async (c) => c.json(withOrigin(await setLinkEnabled(serviceContext(c), c.req.valid('param').id, true), c.req.url), 200),
+  async (c) => c.json((await linkUrls(c))(await setLinkEnabled(serviceContext(c), c.req.valid('param').id, true)), 200),
 );
 
 checkoutLinkRoutes.openapi(
@@ -194,7 +201,7 @@ checkoutLinkRoutes.openapi(
     request: { params },
     responses: { 200: jsonResponse(CheckoutLinkSchema, 'The checkout link') },
   }),
-  async (c) => c.json(withOrigin(await setLinkEnabled(serviceContext(c), c.req.valid('param').id, false), c.req.url), 200),
+  async (c) => c.json((await linkUrls(c))(await setLinkEnabled(serviceContext(c), c.req.valid('param').id, false)), 200),
 );
 
 checkoutLinkRoutes.openapi(

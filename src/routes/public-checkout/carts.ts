@@ -14,6 +14,7 @@ import {
   confirmCartOtp,
   openCart,
   prepareCard,
+  settleCardAuthentication,
   readCartJson,
   removeCoupon,
   setBuyerDetails,
@@ -26,7 +27,7 @@ import {
 const tags = ['Checkout'];
 const cartParams = z.object({ id: z.string().min(1).max(64).openapi({ param: { name: 'id', in: 'path' }, description: 'Cart id' }) });
 const linkParams = z.object({
-  tenantSlug: z.string().min(1).max(64).openapi({ param: { name: 'tenantSlug', in: 'path' }, description: 'The tenant (its id)' }),
+  tenantSlug: z.string().min(1).max(64).openapi({ param: { name: 'tenantSlug', in: 'path' }, description: 'The tenant: its public slug, or its id' }),
   slug: z.string().min(1).max(100).openapi({ param: { name: 'slug', in: 'path' }, description: "The link's slug" }),
 });
 const prefillQuery = z.object(Object.fromEntries(PREFILL_KEYS.map((k) => [k, z.string().max(255).optional()])) as Record<(typeof PREFILL_KEYS)[number], z.ZodOptional<z.ZodString>>);
@@ -75,6 +76,7 @@ const ConfirmSchema = z
     newInvoiceAddress: AddressWriteSchema.nullable().optional(),
     paymentMethodId: z.string().max(64).nullable().optional(),
     newPaymentMethod: NewPaymentMethodSchema.nullable().optional(),
+    acceptTerms: z.boolean().nullable().optional().openapi({ description: "The buyer accepts the tenant's terms (required when the cart's seller has a termsUrl)." }),
   })
   .openapi('CartConfirm');
 
@@ -220,7 +222,7 @@ publicCheckoutRoutes.openapi(
     tags,
     summary: 'Confirm a cart',
     description:
-      'Completes the cart exactly once (a second confirm, also a concurrent one, is 409 cart-locked): the customer (or the logged-in one), its payment method, the active subscription with the link\'s trial, and the first invoice when something is due now, finalized and collected. Everything is checked before anything is made. An e-mail of an existing customer of this tenant answers `action: otp_required` and sends a one-time code to it; PUT …/confirm-otp completes.',
+      'Completes the cart exactly once (a second confirm, also a concurrent one, is 409 cart-locked): the customer (or the logged-in one), its payment method, the active subscription with the link\'s trial, and the first invoice when something is due now, finalized and collected. Everything is checked before anything is made. An e-mail of an existing customer of this tenant answers `action: otp_required` and sends a one-time code to it; PUT …/confirm-otp completes. When the seller has terms (`seller.termsUrl`), `acceptTerms: true` is required and the acceptance is stored on the cart. A card charge that needs 3-D Secure answers `status: redirect_to_payment`: the cart waits until the charge is decided (PUT …/prepare-stripe gives the client secret; the gateway\'s webhook or PUT …/check-payment settles it).',
     request: { params: cartParams, body: jsonBody(ConfirmSchema) },
     responses: { 200: jsonResponse(ConfirmCartResultSchema, 'What the page does next'), 409: locked },
   }),
@@ -250,9 +252,24 @@ publicCheckoutRoutes.openapi(
     tags,
     summary: 'Prepare a cart for the card provider',
     description:
-      "What the card gateway's client needs (its publishable key) to create a card payment method, whose id confirm then sends as newPaymentMethod {type: card, token}. 409 gateway-unconfigured when the tenant has no card gateway.",
+      "What the card gateway's client needs (its publishable key) to create a card payment method, whose id confirm then sends as newPaymentMethod {type: card, token}. For a cart in `redirect_to_payment` also the waiting charge's `clientSecret` and `paymentIntentId`, for the client to run the 3-D Secure challenge (Stripe.js `confirmCardPayment`). 409 gateway-unconfigured when the tenant has no card gateway.",
     request: { params: cartParams },
     responses: { 200: jsonResponse(CardPreparationSchema, 'For the card client'), 409: problem('No card gateway, or the cart is locked') },
   }),
   async (c) => c.json(await prepareCard(c.env, c.req.valid('param').id), 200),
+);
+
+publicCheckoutRoutes.openapi(
+  defineRoute({
+    method: 'put',
+    path: '/public/checkout/cart/{id}/check-payment',
+    access: 'public',
+    tags,
+    summary: "Settle a cart waiting for its charge's authentication",
+    description:
+      'For a cart in `redirect_to_payment`, after the card client ran the 3-D Secure challenge: the gateway is asked how the charge stands (the browser is not believed) and the cart follows: `paid`, `open` again without a payment method (the authentication failed), or still waiting. Any other cart is answered as it is.',
+    request: { params: cartParams },
+    responses: { 200: jsonResponse(CartSchema, 'The cart as it is now') },
+  }),
+  async (c) => c.json(await settleCardAuthentication(c.env, c.req.valid('param').id), 200),
 );

@@ -26,6 +26,8 @@ export function renderCartSummary(r: CartRow): CartSummary {
     completedAt: r.completedAt,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
+    // The record of the buyer's acceptance of the tenant's terms, kept with the cart's state.
+    termsAcceptance: (r.state as CartState).termsAcceptance ?? null,
   };
 }
 

@@ -31,6 +31,9 @@ import { cartCoupon } from './cart-coupons';
 import { loadCart, storeChange, type CartState } from './state';
 import { setPaymentMethod as setInvoicePaymentMethod } from '../invoices/operations';
 import { setPaymentMethod as setSubscriptionPaymentMethod } from '../subscriptions/details';
+import { currencyScale, formatDecimal, fromMinorUnits } from '../../billing/money';
+import { logError } from '../../lib/log';
+import { sendOrderConfirmation } from './confirmation-mail';
 
 /** A confirm left in `confirming` this long (its worker died) may be taken over by a new one. */
 const STALE_CONFIRM_MS = 2 * 60 * 1000;
@@ -46,6 +49,8 @@ interface Checked {
   existingCustomerId: string | null;
   /** The cart's coupon as it is now (checked still valid), or null. */
   coupon: CartState['coupon'];
+  /** The acceptance of the tenant's terms this confirm carries (null when the tenant has none). */
+  termsAcceptance: CartState['termsAcceptance'];
 }
 
 function checkNewMethod(ctx: ServiceContext, m: NewPaymentMethodInput, v: Violations) {
@@ -94,6 +99,9 @@ async function checkConfirm(ctx: ServiceContext, state: CartState, input: Confir
     addressId = input.invoiceAddressId;
   } else if (!address && !state.loggedIn) v.add('newInvoiceAddress', 'The invoice address is required.', 'required');
   else if (address && state.options.forceCompany && !address.companyName) v.add('newInvoiceAddress.companyName', 'This checkout sells to companies only: the company name is required.', 'required');
+
+  // The tenant's terms, when it has any, are part of the order: no order without accepting them.
+  if (state.seller?.termsUrl && input.acceptTerms !== true) v.add('acceptTerms', 'Accept the terms and conditions to order.', 'required');
 
   let methodId: string | null = null;
   if (input.newPaymentMethod) checkNewMethod(ctx, input.newPaymentMethod, v);
@@ -145,7 +153,8 @@ async function checkConfirm(ctx: ServiceContext, state: CartState, input: Confir
       .get();
     existingCustomerId = found?.id ?? null;
   }
-  return { email, phone, address, addressId, method: input.newPaymentMethod ?? null, methodId, existingCustomerId, coupon };
+  const termsAcceptance = state.seller?.termsUrl ? { acceptedAt: ctx.now.toISOString(), termsUrl: state.seller.termsUrl } : null;
+  return { email, phone, address, addressId, method: input.newPaymentMethod ?? null, methodId, existingCustomerId, coupon, termsAcceptance };
 }
 
 function result(state: CartState): ConfirmCartResult {
@@ -233,7 +242,13 @@ export async function confirm(ctx: ServiceContext, given: CartState, input: Conf
   }
   // A known customer is billed by its stored address (upToDate put it in the cart); a new one by what it typed.
   const known = state.customerId !== null;
-  const locked = await lock(ctx, state, { email: known ? state.email : checked.email, phone: checked.phone, invoiceAddress: known ? state.invoiceAddress : checked.address, pendingOtp: null });
+  const locked = await lock(ctx, state, {
+    email: known ? state.email : checked.email,
+    phone: checked.phone,
+    invoiceAddress: known ? state.invoiceAddress : checked.address,
+    pendingOtp: null,
+    termsAcceptance: checked.termsAcceptance,
+  });
   return complete(ctx, locked, checked);
 }
 
@@ -244,7 +259,7 @@ export async function confirmAsCustomer(ctx: ServiceContext, given: CartState, c
   const checked = await checkConfirm(ctx, owned, await openConfirm(ctx, given.id, pending.confirm));
   // The cart is the customer's from now on, whatever the price check says.
   const state = await upToDate(ctx, given, checked, { customerId, pendingOtp: null });
-  const locked = await lock(ctx, state, { email: state.email, phone: checked.phone, invoiceAddress: state.invoiceAddress });
+  const locked = await lock(ctx, state, { email: state.email, phone: checked.phone, invoiceAddress: state.invoiceAddress, termsAcceptance: checked.termsAcceptance });
   await complete(ctx, locked, { ...checked, existingCustomerId: null });
   return locked;
 }
@@ -342,9 +357,11 @@ async function complete(ctx: ServiceContext, locked: CartState, checked: Checked
  * buyer is asked for another method (422 at newPaymentMethod); the next confirm charges that one.
  * A buyer who leaves has an active subscription with an unpaid invoice: retries and dunning follow.
  */
-async function collectAtCheckout(ctx: ServiceContext, state: CartState, invoiceId: string): Promise<void> {
-  const collected = await collectInvoice(ctx, invoiceId);
-  if (collected.outcome !== 'failed') return;
+async function collectAtCheckout(ctx: ServiceContext, state: CartState, invoiceId: string): Promise<'done' | 'waiting'> {
+  // On session: the buyer is on the page, so a card that wants 3-D Secure waits for them.
+  const collected = await collectInvoice(ctx, invoiceId, { onSession: true });
+  if (collected.outcome === 'action_required' || (collected.outcome === 'waiting' && collected.transaction.status === 'action_required')) return 'waiting';
+  if (collected.outcome !== 'failed') return 'done';
   await storeChange(ctx, state, { status: 'open', lockedAt: null, paymentMethodId: null });
   const reason = collected.transaction.failReason;
   throw ApiError.violation('newPaymentMethod', `The payment was declined${reason ? ` (${reason})` : ''}. Choose another payment method and confirm again.`, 'payment_declined');
@@ -363,24 +380,54 @@ async function finish(ctx: ServiceContext, given: CartState): Promise<ConfirmCar
       // from here on would find nothing due and lose the invoice's reference.
       if (invoiceId) state = await storeChange(ctx, state, { invoiceId });
       if (billed.invoiceId && billed.finalized) {
-        await collectAtCheckout(ctx, state, billed.invoiceId);
-        ctx.waitUntil(afterFinalization(ctx.env, ctx.tenant.id, [billed.invoiceId]));
+        const collected = await collectAtCheckout(ctx, state, billed.invoiceId);
+        // Collected here, on session; a collection job as well would charge again off session
+        // once the buyer's attempt failed (the retry schedule and the sweeper take it from there).
+        ctx.waitUntil(afterFinalization(ctx.env, ctx.tenant.id, [billed.invoiceId], { collect: [] }));
+        if (collected === 'waiting') return waitForAuthentication(ctx, state, billed.invoiceId);
       }
     }
   } else {
     // A confirm after a declined payment: the first invoice is collected again, with the new method.
-    await collectAtCheckout(ctx, state, invoiceId);
+    if ((await collectAtCheckout(ctx, state, invoiceId)) === 'waiting') return waitForAuthentication(ctx, state, invoiceId);
   }
   const invoice = invoiceId ? await ctx.db.select().from(invoices).where(and(eq(invoices.tenantId, ctx.tenant.id), eq(invoices.id, invoiceId))).get() : undefined;
   const paid = invoice?.status === 'STATUS_PAID';
   const details = [`subscription:${state.subscriptionId}`, ...(invoice ? [`invoice:${invoice.number ?? invoice.id}`] : [])];
   const completedAt = ctx.now.toISOString();
   const data = { cartId: state.id, checkoutLink: state.linkId, customer: state.customerId, subscription: state.subscriptionId, invoice: invoiceId };
+  const completion = completionOf(state, invoice, paid);
   const done = await storeChange(
     ctx,
     state,
-    { status: paid ? 'paid' : 'completed', invoiceId, completedAt, completionDetails: details },
+    { status: paid ? 'paid' : 'completed', invoiceId, completedAt, completionDetails: details, completion },
     [{ type: 'cart.completed', data }, ...(paid ? [{ type: 'cart.paid' as const, data }] : [])],
   );
+  if (completion.email) ctx.waitUntil(sendOrderConfirmation(ctx, done, completion).catch((err) => logError({ job: 'cart-confirmation-mail', tenantId: ctx.tenant.id }, err)));
   return result(done);
+}
+
+type InvoiceRow = typeof invoices.$inferSelect;
+
+function completionOf(state: CartState, invoice: InvoiceRow | undefined, paid: boolean): NonNullable<CartState['completion']> {
+  return {
+    invoiceNumber: invoice?.number ?? null,
+    amount: invoice ? formatDecimal(fromMinorUnits(invoice.grossAmount, invoice.currencyCode), currencyScale(invoice.currencyCode)) : state.view.price.amountDue,
+    currencyCode: invoice?.currencyCode ?? state.currency,
+    paid,
+    email: state.email,
+  };
+}
+
+/**
+ * The first invoice's charge waits for the buyer to authenticate it (3-D Secure): the cart waits
+ * too (`redirect_to_payment`, locked), with the invoice's number and amount, until the charge
+ * succeeds (the gateway's webhook or the page after the authentication: the cart completes, paid)
+ * or fails (open again for another method). The page asks prepare-stripe for the client secret.
+ */
+async function waitForAuthentication(ctx: ServiceContext, state: CartState, invoiceId: string): Promise<ConfirmCartResult> {
+  const invoice = await ctx.db.select().from(invoices).where(and(eq(invoices.tenantId, ctx.tenant.id), eq(invoices.id, invoiceId))).get();
+  const details = [`subscription:${state.subscriptionId}`, ...(invoice ? [`invoice:${invoice.number ?? invoice.id}`] : [])];
+  const waiting = await storeChange(ctx, state, { status: 'redirect_to_payment', lockedAt: null, invoiceId, completionDetails: details, completion: completionOf(state, invoice, false) });
+  return { ...result(waiting), action: 'none', redirectUrl: null };
 }

@@ -16,10 +16,12 @@ import { JWT_AUDIENCE, JWT_ISSUER, jwtKey } from '../platform/customer-sessions'
 import { cleanPrefill } from './buyer';
 import { findOpenableLink } from './links';
 import { CART_TTL_MS, storeNewCart, type CartItemState, type CartState } from './state';
+import { sellerOf } from './trust';
+import { tenantIdOfPath } from '../platform/tenant-slug';
 
-/** The tenant a link's public URL names (its id is the tenant slug), as a service context; 404 when unknown. */
+/** The tenant a link's public URL names (its public slug, or its id), as a service context; 404 when unknown. */
 export async function tenantBySlug(env: Env, tenantSlug: string): Promise<ServiceContext> {
-  const ctx = await openTenantContext(env, tenantSlug);
+  const ctx = await openTenantContext(env, await tenantIdOfPath(env, tenantSlug));
   if (!ctx) throw ApiError.notFound('Checkout link');
   return ctx;
 }
@@ -129,6 +131,8 @@ export async function openCart(env: Env, input: { tenantSlug: string; linkSlug: 
     timeZone: customer?.timeZone ?? ctx.tenant.timeZone,
     planId: plan?.id ?? null,
     planName: plan?.name ?? null,
+    planDescription: plan?.description ?? null,
+    seller: await sellerOf(ctx),
     options: link.options,
     afterCheckout: link.afterCheckout,
     taxGroups,

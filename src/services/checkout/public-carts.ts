@@ -8,9 +8,12 @@ import type { Env } from '../../env';
 import { ApiError, Violations } from '../../http/errors';
 import type { CardPreparation, ConfirmCartInput, ConfirmCartResult, NewInvoiceAddressInput, PublicCart } from '../../schemas/checkout';
 import { loadGatewayCredentials } from '../payments/gateway-credentials';
+import { loadDocumentSettings } from '../documents/settings';
+import { loadMedia } from '../documents/media';
 import { loginWithOtp } from '../platform/customer-otp';
 import { checkAddress, checkEmail, checkPhone } from './buyer';
 import { cartCoupon } from './cart-coupons';
+import { settleWaitingCart, waitingCardPreparation } from './authentication';
 import { confirm, confirmAsCustomer } from './completion';
 import { openCart as open } from './open';
 import { cartContext, loadCart, loadView, loadViewJson, requireOpen, storeChange, type CartState } from './state';
@@ -32,7 +35,7 @@ export interface BuyerDetailsInput {
   invoiceAddress?: NewInvoiceAddressInput | null;
 }
 
-/** Opens the tenant's enabled link `linkSlug` (the tenant slug is the tenant id): a new cart, 201 worth. */
+/** Opens the tenant's enabled link `linkSlug` (the tenant named by its public slug or its id): a new cart, 201 worth. */
 export function openCart(env: Env, input: OpenCartInput): Promise<PublicCart> {
   return open(env, input);
 }
@@ -49,10 +52,20 @@ export function readCartJson(env: Env, cartId: string): Promise<string> {
 
 /** A change of an open cart, priced again and stored; 409 cart-locked once it is confirming or done. */
 async function change(env: Env, cartId: string, make: (state: CartState, ctx: Awaited<ReturnType<typeof cartContext>>) => Promise<Partial<CartState>>): Promise<PublicCart> {
-  const state = await loadCart(env, cartId);
-  requireOpen(state);
-  const ctx = await cartContext(env, state.tenantId);
-  return (await storeChange(ctx, state, await make(state, ctx))).view;
+  for (let attempt = 1; ; attempt++) {
+    const state = await loadCart(env, cartId);
+    requireOpen(state);
+    const ctx = await cartContext(env, state.tenantId);
+    try {
+      return (await storeChange(ctx, state, await make(state, ctx))).view;
+    } catch (err) {
+      // Another change landed between the read and the write (the page saving the address while
+      // the quantity changes): every change here says what to set, not what to add, so made again
+      // on the cart as it is now it means the same. A locked cart is refused as before.
+      if (err instanceof ApiError && err.type === 'concurrent-update' && attempt < 3) continue;
+      throw err;
+    }
+  }
 }
 
 export function changeQuantity(env: Env, cartId: string, input: { cartItemId: string; quantity: number }): Promise<PublicCart> {
@@ -138,9 +151,38 @@ export async function confirmCartOtp(env: Env, cartId: string, input: { email: s
  */
 export async function prepareCard(env: Env, cartId: string): Promise<CardPreparation> {
   const state = await loadCart(env, cartId);
-  requireOpen(state);
+  if (state.status !== 'redirect_to_payment') requireOpen(state);
   const ctx = await cartContext(env, state.tenantId);
   const creds = await loadGatewayCredentials(env, ctx.db, ctx.tenant.id, 'card_provider');
   if (!creds) throw ApiError.conflict('This tenant takes no cards: no card gateway is configured.', 'gateway-unconfigured');
+  // A cart whose charge waits for the buyer's authentication: its client secret, for the card client to confirm.
+  if (state.status === 'redirect_to_payment') return waitingCardPreparation(ctx, state, creds.publishableKey);
   return { gateway: 'card_provider', publishableKey: creds.publishableKey, clientSecret: null, paymentIntentId: null, setupIntentId: null };
+}
+
+/**
+ * After the buyer authenticated the charge in the card client (or gave up): the gateway says how
+ * the charge stands, and the cart follows (paid, open again, or still waiting). The browser's word
+ * is never taken for it.
+ */
+export async function settleCardAuthentication(env: Env, cartId: string): Promise<PublicCart> {
+  const state = await loadCart(env, cartId);
+  if (state.status !== 'redirect_to_payment') return state.view;
+  const ctx = await cartContext(env, state.tenantId);
+  return (await settleWaitingCart(ctx, state)).view;
+}
+
+/**
+ * The seller's letterhead logo for a cart's page (the page's CSP allows images of its own origin
+ * only): the file the documents print, or 404 when the tenant has none.
+ */
+export async function cartLogo(env: Env, cartId: string): Promise<{ body: ReadableStream; mimeType: string; etag: string }> {
+  const state = await loadCart(env, cartId);
+  const ctx = await cartContext(env, state.tenantId);
+  const settings = await loadDocumentSettings(ctx.db, ctx.tenant.id);
+  if (!settings.logoMediaId) throw ApiError.notFound('Logo');
+  const file = await loadMedia(ctx, settings.logoMediaId);
+  const object = await env.DOCUMENTS.get(file.storageFileName);
+  if (!object) throw ApiError.notFound('Logo');
+  return { body: object.body, mimeType: file.mimeType, etag: file.sha256 };
 }

@@ -2,11 +2,11 @@
 // is written to D1 first (guarded by the version read, the durable record and the one place that
 // decides which of two concurrent changes wins) and then to the object (compare-and-set on the same
 // version), so the buyer reads its own write once the change returned.
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { TaxGroupInput } from '../../billing/compose';
 import type { CouponInput } from '../../billing/discounts';
 import { toMinorUnitsSafe } from '../../billing/money';
-import { findOnAnyShard } from '../../db/directory';
+import { findOnAnyShard, tenantDb } from '../../db/directory';
 import { commitGuarded, nextUpdatedAt, type ChangeEvent } from '../../db/commit';
 import { carts, type CheckoutLinkAfterCheckout, type CheckoutLinkOptions, type pricePlans } from '../../db/schema';
 import type { Env } from '../../env';
@@ -14,6 +14,7 @@ import { ApiError } from '../../http/errors';
 import type { CartAddress, PublicCart } from '../../schemas/checkout';
 import { openTenantContext, type ServiceContext } from '../context';
 import { priceCart } from './pricing';
+import { renewalOf, sellerView, type CartSellerState } from './trust';
 
 /** A cart lives 24 hours after its last change (wall clock, like other infrastructure time); then it is 404. */
 export const CART_TTL_MS = 24 * 3600 * 1000;
@@ -45,7 +46,8 @@ export interface CartState {
   tenantId: string;
   linkId: string;
   linkSlug: string;
-  status: 'open' | 'confirming' | 'completed' | 'paid';
+  /** `redirect_to_payment`: the first invoice's charge waits for the buyer to authenticate it (3-D Secure). */
+  status: 'open' | 'confirming' | 'redirect_to_payment' | 'completed' | 'paid';
   version: number;
   createdAt: string;
   updatedAt: string;
@@ -59,6 +61,13 @@ export interface CartState {
   timeZone: string;
   planId: string | null;
   planName: string | null;
+  /** Carts opened before these were kept have none (undefined). */
+  planDescription?: string | null;
+  seller?: CartSellerState | null;
+  /** The buyer accepted the tenant's terms (at confirm): when, and the terms' URL then. */
+  termsAcceptance?: { acceptedAt: string; termsUrl: string } | null;
+  /** What the buyer is told once the cart completed: the first invoice and where the confirmation went. */
+  completion?: PublicCart['completion'];
   options: CheckoutLinkOptions;
   afterCheckout: CheckoutLinkAfterCheckout;
   taxGroups: Record<string, TaxGroupInput>;
@@ -113,6 +122,11 @@ export function renderCart(state: Omit<CartState, 'view'>, now: Date): { view: P
         paymentMethods: [...(state.testMode ? (['fake_provider'] as const) : []), 'sepa_debit', 'bank_transfer', ...(state.offersCard ? (['card'] as const) : [])],
       },
       expiresAt: state.expiresAt,
+      plan: state.planName ? { name: state.planName, description: state.planDescription ?? null } : null,
+      seller: sellerView(state.id, state.seller),
+      renewal: renewalOf(priced.items, state.currency, { contractPeriod: state.items[0]?.contractPeriod ?? null, cancellationPeriod: state.items[0]?.cancellationPeriod ?? null }),
+      termsAcceptance: state.termsAcceptance ?? null,
+      completion: state.completion ?? null,
     },
   };
 }
@@ -157,8 +171,14 @@ export async function loadView(env: Env, cartId: string): Promise<PublicCart> {
 export async function loadViewJson(env: Env, cartId: string): Promise<string> {
   if (!CART_ID_PATTERN.test(cartId)) throw ApiError.notFound('Cart');
   const view = await stub(env, cartId).readView(Date.now());
-  return view ?? JSON.stringify((await loadCart(env, cartId)).view);
+  // A cart waiting for its charge's authentication is settled by the payment's batch in D1 (a
+  // webhook, the page): while it waits, reads ask the record.
+  if (view && !view.includes(WAITING)) return view;
+  return JSON.stringify((await loadCart(env, cartId)).view);
 }
+
+/** How a waiting cart's view starts (`id`, then `status`): a cheap test on the object's text. */
+const WAITING = '"status":"redirect_to_payment"';
 
 const amountOf = (state: CartState) => toMinorUnitsSafe(state.view.price.amountDue, state.currency);
 
@@ -167,13 +187,25 @@ export async function loadCart(env: Env, cartId: string): Promise<CartState> {
   if (!CART_ID_PATTERN.test(cartId)) throw ApiError.notFound('Cart');
   const nowMs = Date.now();
   const stored = await stub(env, cartId).read(nowMs);
-  if (stored) return JSON.parse(stored.state) as CartState;
+  if (stored) {
+    const state = JSON.parse(stored.state) as CartState;
+    return state.status === 'redirect_to_payment' ? refreshWaiting(env, state) : state;
+  }
   // The object answers for every cart it ever stored until the cart expires; an empty object is an
   // unknown id, an expired cart, or (rarely) an object whose write did not happen after D1's.
   // Its id names no tenant, so every shard is asked (docs/decisions.md, Tenancy and shards).
   const row = await findOnAnyShard(env, (db) => db.select().from(carts).where(eq(carts.id, cartId)).get());
   if (!row || Date.parse(row.expiresAt) <= nowMs) throw ApiError.notFound('Cart');
   const restored = await stub(env, cartId).restore(stored_(row.state as CartState));
+  return JSON.parse(restored.state) as CartState;
+}
+
+/** A waiting cart as its D1 record has it now (the payment's batch moves the record, not the object). */
+async function refreshWaiting(env: Env, state: CartState): Promise<CartState> {
+  const db = await tenantDb(env, state.tenantId);
+  const row = db ? await db.select().from(carts).where(and(eq(carts.tenantId, state.tenantId), eq(carts.id, state.id))).get() : undefined;
+  if (!row || row.version <= state.version) return state;
+  const restored = await stub(env, state.id).restore(stored_(row.state as CartState));
   return JSON.parse(restored.state) as CartState;
 }
 

@@ -14,6 +14,7 @@ import { CHARGED_GATEWAYS } from '../ports/gateways';
 import type { ChargeOutcome, GatewayEvent } from '../ports/gateways/port';
 import { payingMethodWhere } from './paying-method';
 import { applyRefundOutcome } from './refunds';
+import { cartPaymentFailedStatements } from '../checkout/paid-later';
 import { newTransactionRow, renderTransaction, type TransactionRow } from './transaction-render';
 
 // Automatic collection (docs/decisions.md, Payments): a finalized invoice whose payment method is
@@ -52,12 +53,12 @@ const liveOf = (ctx: ServiceContext, invoiceId: string) =>
  * transfers are matched on the statement). A live transaction (a job that ran before) is continued,
  * never doubled.
  */
-export async function collectInvoice(ctx: ServiceContext, invoiceId: string): Promise<CollectResult> {
+export async function collectInvoice(ctx: ServiceContext, invoiceId: string, options: { onSession?: boolean } = {}): Promise<CollectResult> {
   // A pending charge (a job that died after, or during, the gateway call) is continued whatever
   // became of the invoice meanwhile: the gateway may have charged, and only repeating the same
   // request tells; a success on a settled invoice is then recorded, never lost.
   const pending = await liveOf(ctx, invoiceId);
-  if (pending?.status === 'pending') return chargePending(ctx, pending);
+  if (pending?.status === 'pending') return chargePending(ctx, pending, options);
   const invoice = await ctx.db.select().from(invoices).where(and(eq(invoices.tenantId, ctx.tenant.id), eq(invoices.id, invoiceId))).get();
   if (!invoice) return { outcome: 'skipped', reason: 'not_found' };
   if (invoice.type !== 'TYPE_INVOICE' || !OPEN.includes(invoice.status)) return { outcome: 'skipped', reason: 'not_open' };
@@ -95,11 +96,11 @@ export async function collectInvoice(ctx: ServiceContext, invoiceId: string): Pr
     const other = await liveOf(ctx, invoiceId);
     return other ? { outcome: 'waiting', transaction: other } : { outcome: 'skipped', reason: 'concurrent' };
   }
-  return chargePending(ctx, row);
+  return chargePending(ctx, row, options);
 }
 
 /** Calls the gateway for a pending transaction (first time or again, with the same idempotency key) and applies its answer. */
-async function chargePending(ctx: ServiceContext, tx: TransactionRow): Promise<CollectResult> {
+async function chargePending(ctx: ServiceContext, tx: TransactionRow, options: { onSession?: boolean } = {}): Promise<CollectResult> {
   const method = tx.paymentMethodId
     ? await ctx.db.select().from(paymentMethods).where(and(eq(paymentMethods.tenantId, ctx.tenant.id), eq(paymentMethods.id, tx.paymentMethodId))).get()
     : undefined;
@@ -122,6 +123,7 @@ async function chargePending(ctx: ServiceContext, tx: TransactionRow): Promise<C
       customer: { id: tx.customerId, email: customer?.email ?? null, name },
       method: { id: method.id, token: method.gatewayToken, details: method.details },
       metadata: { tenant_id: ctx.tenant.id, invoice_id: tx.invoiceId ?? '', transaction_id: tx.id, invoice_number: tx.documentNumber ?? '' },
+      ...(options.onSession ? { onSession: true } : {}),
     });
   const applied = await applyChargeOutcome(ctx, tx, outcome);
   return { outcome: outcome.status, transaction: applied } as CollectResult;
@@ -155,7 +157,7 @@ export async function applyChargeOutcome(ctx: ServiceContext, tx: TransactionRow
     const delay = outcome.retryable ? retryDays[tx.attempt - 1] : undefined;
     const nextRetryAt = delay === undefined ? null : new Date(ctx.now.getTime() + delay * 86_400_000).toISOString();
     const next: TransactionRow = { ...tx, status: 'failed', referenceId, failReason: outcome.reason, nextRetryAt, updatedAt: nowIso };
-    const statements = [
+    const statements: unknown[] = [
       ctx.db.update(transactions).set({ status: 'failed', referenceId, failReason: outcome.reason, nextRetryAt, updatedAt: nowIso }).where(fromLive),
       requirePreviousChange(ctx.db),
       insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: 'transaction.failed', resourceId: tx.id, data: renderTransaction(next), now: ctx.now }),
@@ -164,6 +166,8 @@ export async function applyChargeOutcome(ctx: ServiceContext, tx: TransactionRow
       // The invoice is still waiting for its money: announce it, as Fynn does after a failed charge.
       const invoice = await loadInvoice(ctx, tx.invoiceId);
       statements.push(insertEvent(ctx.db, { tenantId: ctx.tenant.id, type: 'invoice.unpaid', resourceId: tx.invoiceId, data: renderLoaded(invoice), now: ctx.now }));
+      // A checkout waiting for this charge's authentication is open again for another method.
+      if (invoice.row.sourceType === 'cart') statements.push(...cartPaymentFailedStatements(ctx, tx.invoiceId));
     }
     return runOnce(ctx, statements, next, tx);
   }

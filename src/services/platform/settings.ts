@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { checkNumberFormat } from '../../billing/numbering';
 import type { Db } from '../../db/client';
 import { settings } from '../../db/schema';
@@ -11,6 +11,26 @@ const numberFormat = z.string().superRefine((v, ctx) => {
   const problem = checkNumberFormat(v);
   if (problem) ctx.addIssue({ code: 'custom', message: problem.message });
 });
+
+/**
+ * A page of the tenant's own site the hosted checkout links to: an absolute https URL without
+ * credentials, at most 500 characters (the page puts it in an href, so nothing but https gets in).
+ */
+const legalPageUrl = z
+  .string()
+  .max(500)
+  .refine(
+    (v) => {
+      try {
+        const u = new URL(v);
+        return u.protocol === 'https:' && u.hostname !== '' && u.username === '' && u.password === '' && !/\s/.test(v);
+      } catch {
+        return false;
+      }
+    },
+    { message: 'Must be an absolute https URL (e.g. https://example.com/terms) without user name or password.' },
+  )
+  .nullable();
 
 /** The tenant settings the service knows, each with its type and default. Unknown keys are refused. */
 export const SETTING_DEFINITIONS = {
@@ -78,6 +98,14 @@ export const SETTING_DEFINITIONS = {
     default: 'MNDT-{number:8}',
     description: 'Format of generated SEPA mandate references.',
   },
+  'checkout.termsUrl': {
+    schema: legalPageUrl,
+    default: null,
+    description: 'The terms and conditions the hosted checkout links to; when set, an order must accept them (confirm `acceptTerms: true`).',
+  },
+  'checkout.privacyUrl': { schema: legalPageUrl, default: null, description: 'The privacy policy the hosted checkout links to.' },
+  'checkout.withdrawalUrl': { schema: legalPageUrl, default: null, description: 'The withdrawal (cancellation) policy the hosted checkout links to.' },
+  'checkout.imprintUrl': { schema: legalPageUrl, default: null, description: 'The imprint (legal notice) the hosted checkout links to.' },
   'dunning.enabled': {
     schema: z.boolean(),
     default: true,
@@ -135,8 +163,12 @@ export async function updateSettings(ctx: ServiceContext, entries: { key: string
   v.throwIfAny();
   if (valid.length > 0) {
     const now = ctx.now.toISOString();
+    // A JSON null is no value the column can hold: a setting set to null is removed, and its
+    // default (null for every nullable setting) applies again.
     const [first, ...rest] = valid.map((s) =>
-      ctx.db
+      s.value === null
+        ? ctx.db.delete(settings).where(and(eq(settings.tenantId, ctx.tenant.id), eq(settings.key, s.key)))
+        : ctx.db
         .insert(settings)
         .values({ tenantId: ctx.tenant.id, key: s.key, value: s.value, updatedAt: now })
         .onConflictDoUpdate({ target: [settings.tenantId, settings.key], set: { value: s.value, updatedAt: now } }),

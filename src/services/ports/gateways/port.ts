@@ -29,6 +29,18 @@ export interface ChargeRequest {
   method: GatewayMethod;
   /** Ids the provider keeps with the charge (our invoice and transaction ids), for its dashboard and webhooks. */
   metadata: Record<string, string>;
+  /**
+   * The payer is at hand (a checkout page): a card that wants 3-D Secure answers `action_required`
+   * with a client secret the payer's browser confirms, instead of failing as an off-session charge.
+   */
+  onSession?: boolean;
+}
+
+/** What the gateway's client needs to let the payer finish a charge that waits for them (3-D Secure). */
+export interface ChargeAuthentication {
+  clientSecret: string;
+  /** The charge's id at the gateway (Stripe: the PaymentIntent, `pi_…`). */
+  referenceId: string;
 }
 
 export type ChargeOutcome =
@@ -83,6 +95,12 @@ export interface PaymentGateway {
   refund(req: RefundRequest): Promise<RefundOutcome>;
   /** The current state of a charge (for `processing` charges whose webhook did not come). */
   chargeStatus(referenceId: string): Promise<ChargeOutcome>;
+  /**
+   * Card gateways: the client secret of a charge that waits for the payer to authenticate it (a
+   * PaymentIntent in `requires_action`), or null when it no longer waits. Secret to everyone but
+   * the payer's browser: handed out, never stored.
+   */
+  chargeAuthentication?(referenceId: string): Promise<ChargeAuthentication | null>;
   /** Card gateways: reads what the gateway's client created (a PaymentMethod id) and binds it to the customer. */
   attachCard?(token: string, customer: GatewayCustomer, idempotencyKey: string): Promise<AttachedCard>;
   /** Verifies a webhook by its signature; throws `GatewaySignatureError` when it does not verify. */

@@ -132,7 +132,9 @@ export function stripeGateway(config: StripeGatewayConfig): PaymentGateway {
           // Cards only: with the dashboard's automatic payment methods a confirmed intent would need a return_url.
           payment_method_types: ['card'],
           confirm: true,
-          off_session: true,
+          // On session (the buyer at the checkout) a card that wants 3-D Secure waits in
+          // requires_action for Stripe.js to confirm it with the client secret.
+          off_session: req.onSession ? undefined : true,
           description: req.description,
           metadata: req.metadata,
           ...expandFee,
@@ -148,6 +150,16 @@ export function stripeGateway(config: StripeGatewayConfig): PaymentGateway {
       if (reply.status === 200) return intentOutcome(reply.body);
       if (reply.status === 404) return { status: 'failed', referenceId, reason: 'unknown_charge', retryable: false };
       return refusedCharge(reply);
+    },
+
+    async chargeAuthentication(referenceId) {
+      if (!/^pi_[A-Za-z0-9_]+$/.test(referenceId)) return null;
+      const reply = await client.get(`/v1/payment_intents/${referenceId}`, {});
+      if (reply.status !== 200) return null;
+      const secret = str(reply.body.client_secret);
+      // requires_action: confirmed on session, waiting for the payer; requires_confirmation: not
+      // confirmed yet. Anything else is settled or failed, with nothing for the payer to do.
+      return secret && (reply.body.status === 'requires_action' || reply.body.status === 'requires_confirmation') ? { clientSecret: secret, referenceId } : null;
     },
 
     async refund(req): Promise<RefundOutcome> {
