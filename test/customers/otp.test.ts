@@ -1,13 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { api, countRows, expect422, expectProblem, expectStatus, put, query, type TestTenant } from '../support/api';
 import { createCustomer, createTenant } from '../support/builders';
+import { backgroundSettled } from '../../src/lib/background';
 
 // The customer's one-time-code login: POST /public/customer/request-otp {email} and
 // POST /public/customer/otp-login {email, code}. Codes go out through the mail interface; the tests
-// read them from its local outbox (outgoing_mails).
+// read them from its local outbox (outgoing_mails). The code is made and mailed after the answer
+// (no timing oracle), so the helper waits for that work before the test reads the outbox.
 
-const requestOtp = (t: TestTenant, email: string, headers: Record<string, string> = {}) =>
-  api('/public/customer/request-otp', { token: t.key, body: { email }, headers });
+async function requestOtp(t: TestTenant, email: string, headers: Record<string, string> = {}) {
+  const res = await api('/public/customer/request-otp', { token: t.key, body: { email }, headers });
+  await backgroundSettled();
+  return res;
+}
 const login = (t: TestTenant, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
   api('/public/customer/otp-login', { token: t.key, body, headers });
 

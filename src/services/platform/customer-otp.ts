@@ -2,6 +2,7 @@ import { and, eq, gt, isNotNull, lt, sql } from 'drizzle-orm';
 import { isGuardFailure, requireCondition, requirePreviousChange } from '../../db/client';
 import { customerOtpCodes, customers, customerSessions } from '../../db/schema';
 import { ApiError } from '../../http/errors';
+import { inBackground } from '../../lib/background';
 import { systemNow } from '../../lib/clock';
 import { hmacSha256Hex, timingSafeEqual } from '../../lib/crypto';
 import type { CustomerSession } from '../../schemas/platform';
@@ -62,6 +63,16 @@ function otpMail(language: 'de' | 'en', code: string, firstName: string | null) 
         subject: 'Your login code',
         body: `${firstName ? `Hello ${firstName},` : 'Hello,'}\n\nYour login code is ${code}. It is valid for ${minutes} minutes and can be used once.\n\nIf you did not ask for a code, ignore this e-mail.`,
       };
+}
+
+/**
+ * POST /public/customer/request-otp: the same answer, at once, whoever the address belongs to. The
+ * lookup, the code and its mail all run after the response, so neither the answer nor its timing
+ * tells whether the address is a customer's (docs/decisions.md, Mail: no timing oracle).
+ */
+export function acceptOtpRequest(ctx: ServiceContext, email: string): typeof OTP_REQUESTED {
+  inBackground(ctx.waitUntil, { job: 'customer-otp', tenantId: ctx.tenant.id }, () => requestOtp(ctx, email));
+  return OTP_REQUESTED;
 }
 
 /**
