@@ -17,6 +17,7 @@ const login = (t: TestTenant, body: Record<string, unknown>, headers: Record<str
   api('/public/customer/otp-login', { token: t.key, body, headers });
 
 async function mailsTo(t: TestTenant, to: string) {
+  await backgroundSettled();
   return query<{ subject: string; body: string }>(t, 'SELECT subject, body FROM outgoing_mails WHERE tenant_id = ? AND "to" = ? ORDER BY created_at, rowid', t.id, to);
 }
 
@@ -58,6 +59,25 @@ describe('POST /public/customer/request-otp', () => {
     }
     expect(await countRows('outgoing_mails', t)).toBe(0);
     expect(await countRows('customer_otp_codes', t)).toBe(0);
+  });
+
+  it('answers a customer and a stranger alike: status, body and headers (docs/decisions.md, Mail: no timing oracle)', async () => {
+    const t = await createTenant();
+    await createCustomer(t, { email: 'ada@example.com' });
+    const answers = [];
+    for (const email of ['ada@example.com', 'nobody@example.com', 'ADA@example.com']) answers.push(await requestOtp(t, email));
+    // Per-request values aside (its id, the read-your-writes bookmark), every header is the same.
+    const shape = (r: (typeof answers)[number]) => ({
+      status: r.status,
+      body: r.body,
+      headers: [...r.headers].filter(([name]) => !['x-request-id', 'x-d1-bookmark'].includes(name)),
+    });
+    expect(shape(answers[1]!)).toEqual(shape(answers[0]!));
+    expect(shape(answers[2]!)).toEqual(shape(answers[0]!));
+    expect(answers[0]!.body).toEqual({ success: true });
+    // Only the customer got codes (two requests, two mails); the stranger's address got nothing.
+    expect(await mailsTo(t, 'ada@example.com')).toHaveLength(2);
+    expect(await countRows('outgoing_mails', t, 'AND "to" = ?', 'nobody@example.com')).toBe(0);
   });
 
   it('sends at most 5 codes an hour to one customer, answering the same', async () => {

@@ -12,11 +12,11 @@
 //   {code: "missing_parameter" | "invalid_parameter", message}. Success is 201 {messageId}.
 // - Idempotency: `headers["Idempotency-Key"]`, the same key again answers the first messageId and
 //   sends nothing more.
-// - Faults, per account: `status` (answer that status before anything happens; 429 carries
-//   x-sib-ratelimit-* headers) or `drop` (the connection fails: the caller sees a network error).
+// - Faults, per account: answer `status` before anything happens (429 carries x-sib-ratelimit-*
+//   headers, the reset 7 s or `reset`). A lost connection is the test's own transport that throws.
 // - Control endpoints under /__fake/: POST /__fake/accounts → {apiKey}; with `api-key`: GET
 //   /__fake/mails (accepted mails, attachments decoded to their size and first bytes), GET
-//   /__fake/calls, POST /__fake/faults {status?, drop?, times?}.
+//   /__fake/calls, POST /__fake/faults {status, reset?, times?}.
 
 export interface FakeMail {
   messageId: string;
@@ -40,7 +40,7 @@ interface Account {
   mails: FakeMail[];
   calls: FakeMailCall[];
   byKey: Map<string, string>;
-  faults: { status?: number; drop?: boolean; times: number }[];
+  faults: { status: number; reset?: number; times: number }[];
 }
 
 const EXTENSIONS = new Set(
@@ -101,8 +101,8 @@ export class BrevoFake {
     if (url.pathname === '/__fake/mails') return json(200, account.mails);
     if (url.pathname === '/__fake/calls') return json(200, account.calls);
     if (request.method === 'POST' && url.pathname === '/__fake/faults') {
-      const f = (await request.json()) as { status?: number; drop?: boolean; times?: number };
-      account.faults.push({ status: f.status, drop: f.drop, times: f.times ?? 1 });
+      const f = (await request.json()) as { status: number; reset?: number; times?: number };
+      account.faults.push({ status: f.status, reset: f.reset, times: f.times ?? 1 });
       return json(201, {});
     }
     if (request.method !== 'POST' || url.pathname !== '/v3/smtp/email') return json(404, { code: 'not_found', message: 'Not found' });
@@ -111,10 +111,9 @@ export class BrevoFake {
     const fault = account.faults.find((f) => f.times > 0);
     if (fault) {
       fault.times--;
-      if (fault.drop) throw new Error('connection reset');
-      record(fault.status!, null);
-      if (fault.status === 429) return json(429, { code: 'too_many_requests', message: 'Too many requests' }, { 'x-sib-ratelimit-limit': '1000', 'x-sib-ratelimit-remaining': '0', 'x-sib-ratelimit-reset': '7' });
-      return json(fault.status!, { code: fault.status! >= 500 ? 'internal_error' : 'invalid_parameter', message: 'Injected fault' });
+      record(fault.status, null);
+      if (fault.status === 429) return json(429, { code: 'too_many_requests', message: 'Too many requests' }, { 'x-sib-ratelimit-limit': '1000', 'x-sib-ratelimit-remaining': '0', 'x-sib-ratelimit-reset': String(fault.reset ?? 7) });
+      return json(fault.status, { code: fault.status >= 500 ? 'internal_error' : 'invalid_parameter', message: 'Injected fault' });
     }
     if (!(request.headers.get('content-type') ?? '').includes('application/json')) return json(415, { code: 'invalid_parameter', message: 'Content-Type must be application/json' });
     let body: Record<string, any>;
