@@ -64,7 +64,7 @@ describe('POST /public/customer/request-otp', () => {
   it('answers a customer and a stranger alike: status, body and headers (docs/decisions.md, Mail: no timing oracle)', async () => {
     const t = await createTenant();
     await createCustomer(t, { email: 'ada@example.com' });
-    const answers = [];
+    const answers: Awaited<ReturnType<typeof requestOtp>>[] = [];
     for (const email of ['ada@example.com', 'nobody@example.com', 'ADA@example.com']) answers.push(await requestOtp(t, email));
     // Per-request values aside (its id, the read-your-writes bookmark), every header is the same.
     const shape = (r: (typeof answers)[number]) => ({
