@@ -36,6 +36,13 @@ function brevoEnv(apiKey: string, jobs: MailJob[] = []): Env {
   return { ...(env as unknown as Env), MAIL_PROVIDER: 'brevo', BREVO_API_KEY: apiKey, MAIL_FROM: FROM, MAIL_JOBS: queue };
 }
 
+/** A tenant, a Brevo account (or a key Brevo does not know) and this file's production-like env. */
+async function brevoSetup(apiKey?: string) {
+  const key = apiKey ?? (await brevoAccount());
+  const jobs: MailJob[] = [];
+  return { t: await createTenant(), key, jobs, e: brevoEnv(key, jobs) };
+}
+
 async function brevoContext(t: TestTenant, e: Env) {
   const found = (await openTenant(env as unknown as Env, t.id))!;
   return createServiceContext({ env: e, db: found.db, tenant: found.tenant });
@@ -94,10 +101,7 @@ describe('the Brevo adapter', () => {
   });
 
   it('a worker that died after Brevo took the mail: the stale claim is taken over, and the same Idempotency-Key sends nothing twice', async () => {
-    const t = await createTenant();
-    const key = await brevoAccount();
-    const jobs: MailJob[] = [];
-    const e = brevoEnv(key, jobs);
+    const { t, key, jobs, e } = await brevoSetup();
     const job = await pendingMail(t, e, jobs);
     expect(await deliverMail(e, job)).toMatchObject({ outcome: 'sent' });
     // As if the worker had died before recording it: sending, claimed long ago.
@@ -121,10 +125,7 @@ describe('the Brevo adapter', () => {
     { name: '429 (window resets in 7 s): tried again on the schedule', f: { status: 429 }, outcome: 'retry', status: 'pending', delay: 30, error: /429 too_many_requests/ },
     { name: 'no answer (the connection fails): tried again', f: null, outcome: 'retry', status: 'pending', delay: 30, error: /did not answer/ },
   ])('$name', async ({ f, outcome, status, delay, error }) => {
-    const t = await createTenant();
-    const key = await brevoAccount();
-    const jobs: MailJob[] = [];
-    const sending = brevoEnv(key, jobs);
+    const { t, key, jobs, e: sending } = await brevoSetup();
     const job = await pendingMail(t, sending, jobs);
     if (f) await fault(key, f);
     const lost = { fetch: async () => Promise.reject(new TypeError('Network connection lost.')) } as unknown as Fetcher;
@@ -143,10 +144,7 @@ describe('the Brevo adapter', () => {
   });
 
   it('429 waits as long as Brevo’s x-sib-ratelimit-reset says when that is longer than the schedule', async () => {
-    const t = await createTenant();
-    const key = await brevoAccount();
-    const jobs: MailJob[] = [];
-    const e = brevoEnv(key, jobs);
+    const { t, key, jobs, e } = await brevoSetup();
     const job = await pendingMail(t, e, jobs);
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
     await fault(key, { status: 429, reset: 90 });
@@ -154,10 +152,7 @@ describe('the Brevo adapter', () => {
   });
 
   it(`gives a mail up after ${MAX_MAIL_ATTEMPTS} tries Brevo could not take`, async () => {
-    const t = await createTenant();
-    const key = await brevoAccount();
-    const jobs: MailJob[] = [];
-    const e = brevoEnv(key, jobs);
+    const { t, key, jobs, e } = await brevoSetup();
     const job = await pendingMail(t, e, jobs);
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
     await fault(key, { status: 500, times: MAX_MAIL_ATTEMPTS });
@@ -169,10 +164,8 @@ describe('the Brevo adapter', () => {
   });
 
   it('a wrong API key is a 401 Brevo refuses; the key appears in no log line and no stored row', async () => {
-    const t = await createTenant();
-    const jobs: MailJob[] = [];
     const secret = `xkeysib-not-known-${crypto.randomUUID()}`;
-    const e = brevoEnv(secret, jobs);
+    const { t, jobs, e } = await brevoSetup(secret);
     const job = await pendingMail(t, e, jobs);
     const logged: string[] = [];
     for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const) vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(' ')));
@@ -186,10 +179,7 @@ describe('the Brevo adapter', () => {
   });
 
   it('the consumer acknowledges what is done and puts a mail to retry back on the queue with its delay', async () => {
-    const t = await createTenant();
-    const key = await brevoAccount();
-    const jobs: MailJob[] = [];
-    const e = brevoEnv(key, jobs);
+    const { t, key, jobs, e } = await brevoSetup();
     const first = await pendingMail(t, e, jobs, 'one@example.com');
     const second = await pendingMail(t, e, jobs, 'two@example.com');
     await fault(key, { status: 502 });
@@ -204,10 +194,7 @@ describe('the Brevo adapter', () => {
   });
 
   it('the sweeper queues again the pending mails whose message was lost, not those still in time', async () => {
-    const t = await createTenant();
-    const key = await brevoAccount();
-    const jobs: MailJob[] = [];
-    const e = brevoEnv(key, jobs);
+    const { t, key, jobs, e } = await brevoSetup();
     const lost = await pendingMail(t, e, jobs, 'lost@example.com');
     const inTime = await pendingMail(t, e, jobs, 'soon@example.com');
     await query(t, 'UPDATE outgoing_mails SET next_attempt_at = ? WHERE id = ?', '2000-01-01T00:00:00.000Z', lost.mailId);
@@ -218,11 +205,8 @@ describe('the Brevo adapter', () => {
   });
 
   it('a one-time code goes through the same port: its mail is sent by the consumer, not by the request', async () => {
-    const t = await createTenant();
+    const { t, key, jobs, e } = await brevoSetup();
     await createCustomer(t, { email: 'ada@example.com', language: 'en' });
-    const key = await brevoAccount();
-    const jobs: MailJob[] = [];
-    const e = brevoEnv(key, jobs);
     await requestOtp(await brevoContext(t, e), 'ada@example.com');
     expect(await sentMails(key)).toEqual([]);
     expect(await deliverMail(e, jobs[0]!)).toMatchObject({ outcome: 'sent' });
