@@ -1,11 +1,12 @@
 import { z } from '@hono/zod-openapi';
 import { identifyPublicTenant } from '../../http/auth';
 import { serviceContext } from '../../http/context';
+import { streamedAnswer } from '../../lib/background';
 import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../http/openapi';
 import { emailAddress } from '../../http/schemas';
 import { OtpRequestedSchema } from '../../schemas/customers';
 import { CustomerSessionSchema } from '../../schemas/platform';
-import { acceptOtpRequest, loginWithOtp, OTP } from '../../services/platform/customer-otp';
+import { loginWithOtp, OTP, OTP_REQUESTED, requestOtpAfter } from '../../services/platform/customer-otp';
 
 // The customer's one-time-code login. Public routes: the tenant comes from the Bearer credential
 // when one is sent, else from X-Tenant-Id (identifyPublicTenant). The tenant is only known inside
@@ -47,7 +48,9 @@ customerOtpRoutes.openapi(
   }),
   async (c) => {
     await identifyPublicTenant(c);
-    return c.json(acceptOtpRequest(serviceContext(c), c.req.valid('json').email), 200);
+    const { response, answered } = await streamedAnswer(c.json(OTP_REQUESTED, 200));
+    requestOtpAfter(serviceContext(c), c.req.valid('json').email, answered);
+    return response;
   },
 );
 

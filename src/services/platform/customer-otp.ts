@@ -66,12 +66,16 @@ function otpMail(language: 'de' | 'en', code: string, firstName: string | null) 
 }
 
 /**
- * POST /public/customer/request-otp: the same answer, at once, whoever the address belongs to. The
- * lookup, the code and its mail all run after the response, so neither the answer nor its timing
- * tells whether the address is a customer's (docs/decisions.md, Mail: no timing oracle).
+ * POST /public/customer/request-otp: the answer is the same whoever the address belongs to, and the
+ * work — the lookup, the code, its mail — waits until that answer is out (`answered`, see
+ * `streamedAnswer`), so neither the answer nor its timing tells whether the address is a
+ * customer's (docs/decisions.md, Mail: no timing oracle).
  */
-export function acceptOtpRequest(ctx: ServiceContext, email: string): typeof OTP_REQUESTED {
-  inBackground(ctx.waitUntil, { job: 'customer-otp', tenantId: ctx.tenant.id }, () => requestOtp(ctx, email));
+export function requestOtpAfter(ctx: ServiceContext, email: string, answered: Promise<void>): typeof OTP_REQUESTED {
+  inBackground(ctx.waitUntil, { job: 'customer-otp', tenantId: ctx.tenant.id }, async () => {
+    await answered;
+    await requestOtp(ctx, email);
+  });
   return OTP_REQUESTED;
 }
 
