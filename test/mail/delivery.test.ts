@@ -163,6 +163,30 @@ describe('the Brevo adapter', () => {
     expect(await deliverMail(e, job)).toEqual({ outcome: 'skipped' });
   });
 
+  it('a fault of our own (storage failing) gives the claim back for the queue to retry, and the mail fails after the last attempt', async () => {
+    const { t, key, jobs, e } = await brevoSetup();
+    const ctx = await brevoContext(t, e);
+    await ctx.mailer.send({ tenantId: t.id, to: 'ada@example.com', subject: 'Invoice', body: 'Attached.', attachments: [{ key: `${t.id}/x.pdf`, fileName: 'x.pdf', mimeType: 'application/pdf' }] });
+    const broken = { ...e, DOCUMENTS: { get: async () => Promise.reject(new Error('R2 is down')) } as unknown as R2Bucket };
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    await expect(deliverMail(broken, jobs[0]!)).rejects.toThrow('R2 is down');
+    expect(await row(t, jobs[0]!.mailId)).toMatchObject({ status: 'pending', attempts: 1, last_error: 'R2 is down' });
+    await query(t, 'UPDATE outgoing_mails SET attempts = ? WHERE id = ?', MAX_MAIL_ATTEMPTS - 1, jobs[0]!.mailId);
+    expect(await deliverMail(broken, jobs[0]!)).toMatchObject({ outcome: 'failed', reason: 'R2 is down' });
+    expect(await row(t, jobs[0]!.mailId)).toMatchObject({ status: 'failed', attempts: MAX_MAIL_ATTEMPTS, body: '' });
+    expect(await calls(key)).toEqual([]);
+  });
+
+  it('an attachment no longer stored fails the mail: sending it without would be another mail', async () => {
+    const { t, key, jobs, e } = await brevoSetup();
+    const ctx = await brevoContext(t, e);
+    await ctx.mailer.send({ tenantId: t.id, to: 'ada@example.com', subject: 'Invoice', body: 'Attached.', attachments: [{ key: `${t.id}/gone.pdf`, fileName: 'gone.pdf', mimeType: 'application/pdf' }] });
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    expect(await deliverMail(e, jobs[0]!)).toMatchObject({ outcome: 'failed' });
+    expect((await row(t, jobs[0]!.mailId)).last_error).toMatch(/gone\.pdf is not stored/);
+    expect(await calls(key)).toEqual([]);
+  });
+
   it('a wrong API key is a 401 Brevo refuses; the key appears in no log line and no stored row', async () => {
     const secret = `xkeysib-not-known-${crypto.randomUUID()}`;
     const { t, jobs, e } = await brevoSetup(secret);

@@ -64,7 +64,7 @@ export async function deliverMail(env: Env, job: MailJob, now: Date = systemNow(
   } catch (err) {
     const reason = safeErrorMessage(err);
     if (err instanceof MailUnavailableError && mail.attempts < MAX_MAIL_ATTEMPTS) outcome = { outcome: 'retry', delaySeconds: retryDelay(mail.attempts, err.retryAfterSeconds), reason };
-    else if (err instanceof MailUnavailableError || err instanceof MailRejectedError) outcome = { outcome: 'failed', reason };
+    else if (err instanceof MailUnavailableError || err instanceof MailRejectedError || mail.attempts >= MAX_MAIL_ATTEMPTS) outcome = { outcome: 'failed', reason };
     else {
       // Our own fault (storage, a bug): give the claim back and let the queue try again.
       await db.update(m).set({ status: 'pending', lastError: reason }).where(claim);
