@@ -1,10 +1,13 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { configDefaults, defineProject } from 'vitest/config';
 import { oracleService } from './test/support/oracles.node';
+import { BrevoFake } from './test/support/brevo-fake';
 import { StripeFake } from './test/support/stripe-fake';
 
 // One in-memory Stripe for the whole run; tests make their own account (and keys) in it, so they never meet.
 const stripe = new StripeFake();
+// One in-memory Brevo (the mail provider); tests make their own account in it.
+const brevo = new BrevoFake();
 
 export default defineProject({
   plugins: [
@@ -15,7 +18,9 @@ export default defineProject({
         compatibilityFlags: ['nodejs_compat', 'service_binding_extra_handlers'],
         // Judges that run in Node (Java validators, poppler), called from tests as env.ORACLES.
         // STRIPE_API: the local fake of Stripe's API (test/support/stripe-fake.ts), which the card adapter calls when bound.
-        serviceBindings: { ORACLES: oracleService, STRIPE_API: stripe.fetch },
+        // MAIL_API: the local fake of Brevo's API (test/support/brevo-fake.ts), which the mail adapter calls when bound
+        // (the tests keep MAIL_PROVIDER = outbox; test/mail/ switches a context of its own to brevo).
+        serviceBindings: { ORACLES: oracleService, STRIPE_API: stripe.fetch, MAIL_API: brevo.fetch },
         // Rate limits (docs/decisions.md, Rate limits): tenants made by tests are on `enterprise`, far
         // beyond any test's burst; test/http/rate-limit.test.ts moves its tenants to the small plans,
         // and sends CF-Connecting-IP for the public limits (a request without it, as every other test

@@ -41,6 +41,7 @@
 //                           VALIDATE=0 skips the XSD check of the pain.008): see bench/payments.mjs
 //   BENCH_CHECKOUT_*        the checkout section (carts opened, flows timed): see bench/checkout.mjs
 //   BENCH_RATE_LIMIT_*      the ratelimit section (rounds, customers, carts): see bench/rate-limit.mjs
+//   BENCH_MAIL_*            the mail section (customers, runs): see bench/mail.mjs
 //
 // The http, usage and checkout sections measure GET /health and the ceiling worker in the same run,
 // in turns with their endpoints (ctx.baselineEntries(), ctx.measureAll()), and print each row as a
@@ -52,7 +53,8 @@
 // renders per second, bytes per document, billing rate with rendering on vs off), payments (a camt.053
 // of N entries imported and matched against N open invoices, a pain.008 of N debits: time, memory),
 // checkout (public cart reads vs GET /health, the open → change → confirm flow), ratelimit (reads with
-// the rate limits on and off, restarting the server between).
+// the rate limits on and off, restarting the server between), mail (one-time code requests for a
+// customer's address against a stranger's).
 //
 // Adding a section: append an object to
 // SECTIONS with { name, title, run(ctx) }. run() returns { setup?, results: [summary…], goals? }
@@ -96,6 +98,7 @@ import { documentsSection } from './documents.mjs';
 import { paymentsSection } from './payments.mjs';
 import { checkoutSection } from './checkout.mjs';
 import { rateLimitSection } from './rate-limit.mjs';
+import { mailSection } from './mail.mjs';
 
 // ---------------------------------------------------------------------------------------------
 // Configuration
@@ -408,7 +411,7 @@ const usageSection = {
 };
 const USAGE_GOAL = 20_000;
 
-const SECTIONS = [httpSection, usageSection, billingSection, webhookSection, documentsSection, paymentsSection, checkoutSection, rateLimitSection];
+const SECTIONS = [httpSection, usageSection, billingSection, webhookSection, documentsSection, paymentsSection, checkoutSection, rateLimitSection, mailSection];
 
 // ---------------------------------------------------------------------------------------------
 // Report

@@ -9,6 +9,7 @@ import { publishOutbox } from './events/publish';
 import { routers } from './routes/index';
 import { checkoutPages } from './pages/checkout/routes';
 import { offerPages } from './pages/offers/routes';
+import { devPages } from './pages/dev/mail';
 import type { Context } from 'hono';
 import { logError } from './lib/log';
 
@@ -18,6 +19,8 @@ export function buildApp() {
   // The hosted checkout and offer pages take HTML form posts, which the JSON body guard below would refuse.
   app.route('/', checkoutPages);
   app.route('/', offerPages);
+  // Development only (Env.ENVIRONMENT): the local mail outbox; elsewhere its paths are 404.
+  app.route('/', devPages);
   app.use('*', bodyGuard);
   // Events a change wrote to the outbox go to the queue right after the response (the cron sweeper
   // catches anything this misses); the caller never waits for webhook delivery.

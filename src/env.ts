@@ -16,6 +16,8 @@ export interface Env {
   EVENTS: Queue<EventMessage>;
   DOCUMENT_JOBS: Queue<DocumentJob>;
   PAYMENT_JOBS: Queue<PaymentJob>;
+  /** Mails to send through the provider (src/services/mail/delivery.ts); unused by the `outbox` adapter. */
+  MAIL_JOBS: Queue<MailJob>;
   ADMIN_TOKEN: string;
   JWT_SECRET: string;
   /** `fake` (local, tests) or `vies` (production). */
@@ -56,6 +58,21 @@ export interface Env {
   CARD_CLIENT_URL?: string;
   /** When bound (tests, local development), Stripe calls go to this service instead of the network. */
   STRIPE_API?: Fetcher;
+  /**
+   * Where mail goes (docs/decisions.md, Mail): `outbox` (default; local development and tests) keeps
+   * every mail in `outgoing_mails`, shown at /dev/mail; `brevo` sends it through Brevo's API.
+   */
+  MAIL_PROVIDER?: string;
+  /** Brevo's API key (`xkeysib-…`): a secret (`wrangler secret put BREVO_API_KEY`), never in wrangler.toml. */
+  BREVO_API_KEY?: string;
+  /** The sender address of every mail (a sender verified at the provider); its name is the tenant's. */
+  MAIL_FROM?: string;
+  /** The mail provider's API origin; default https://api.brevo.com. */
+  MAIL_API_BASE?: string;
+  /** When bound (tests), provider calls go to this service instead of the network. */
+  MAIL_API?: Fetcher;
+  /** `development` turns on the pages under /dev (the local mail outbox); anything else, or unset, leaves them 404. */
+  ENVIRONMENT?: string;
   /** The open-banking provider: `fake` (default; local, tests) — no real provider is wired yet. */
   OPEN_BANKING_PROVIDER?: string;
   /** `queue` (default): finalized invoices with an automatic payment method are collected by a job; `off`: only by API. */
@@ -87,6 +104,12 @@ export interface Env {
  */
 export type EventMessage = { tenantId: string } & ({ deliveryIds: string[] } | { deliveryId: string });
 
+
+/** A queue message: send one mail the mail port recorded as pending. */
+export interface MailJob {
+  tenantId: string;
+  mailId: string;
+}
 
 /** A queue message: collect one finalized invoice through its automatic payment method (one attempt). */
 export interface PaymentJob {

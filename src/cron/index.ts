@@ -13,6 +13,7 @@ import { sweepOffers } from '../services/offers/signing';
 import { sweepAllCollections } from '../services/payments/collection-jobs';
 import { expirePaymentMethods } from '../services/payments/methods-expiry';
 import { syncAllOpenBankingAccounts } from '../services/payments/open-banking';
+import { sweepPendingMail } from '../services/mail/delivery';
 import type { Env } from '../env';
 import { systemNow } from '../lib/clock';
 import { logError } from '../lib/log';
@@ -112,7 +113,7 @@ export async function dispatchDunning(env: Env, sweep: ShardSweep): Promise<numb
 /**
  * Dispatches cron triggers (wrangler.toml) to their jobs, shard by shard (docs/decisions.md, Tenancy
  * and shards): every 15 minutes the subscription sweep, billing dispatch, outbox sweeper, render,
- * collection, dunning-delivery and offer sweepers; nightly the rate import (into every shard), open-banking
+ * collection, dunning-delivery, offer and mail sweepers; nightly the rate import (into every shard), open-banking
  * pulls, card expiry, clean-up and dunning. A shard whose jobs fail does not keep the others from theirs.
  */
 export async function runScheduled(controller: ScheduledController, env: Env): Promise<void> {
@@ -143,6 +144,7 @@ async function runShardJobs(cron: string, env: Env, sweep: ShardSweep): Promise<
     log('collection-sweeper', { moved: await sweepAllCollections(env, sweep) });
     log('dunning-delivery-sweeper', { queued: await sweepUndeliveredDunning(env, sweep) });
     log('offer-sweeper', await sweepOffers(env, sweep));
+    log('mail-sweeper', { queued: await sweepPendingMail(env, sweep) });
   }
   if (cron === '0 3 * * *') {
     log('open-banking-sync', await syncAllOpenBankingAccounts(env, sweep));

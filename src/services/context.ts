@@ -4,7 +4,7 @@ import type { Env } from '../env';
 import { tenantNow } from '../lib/clock';
 import { gatewayDirectory } from './ports/gateways';
 import type { GatewayDirectory } from './ports/gateways/port';
-import { OutboxMailer, type Mailer } from './ports/mailer';
+import { mailer, type Mailer } from './ports/mailer';
 import { openBankingProvider, type OpenBankingProvider } from './ports/open-banking';
 import { stubNumbering, type Numbering } from './ports/numbering';
 import { rateSource, type RateSource } from './ports/rate-source';
@@ -65,7 +65,7 @@ export function createServiceContext(init: ContextInit): ServiceContext {
     // Without an execution context (cron loops, unit tests) the promise runs on its own.
     waitUntil: init.waitUntil ?? ((p) => void p.catch(() => undefined)),
     ...platformPorts(init.env),
-    mailer: new OutboxMailer(db, now),
+    mailer: mailer(init.env, db, now),
     numbering: init.numbering ?? stubNumbering(init.env, db),
     gateways: gatewayDirectory(init.env, db, init.tenant.id),
     openBanking: openBankingProvider(init.env),
@@ -84,5 +84,5 @@ export async function openTenantContext(env: Env, tenantId: string, init: Omit<C
 /** The same context at another instant (billing at a period end, the test clock after it moved). */
 export function at(ctx: ServiceContext, now: Date, tenant: Tenant = ctx.tenant): ServiceContext {
   const gateways = tenant.id === ctx.tenant.id ? ctx.gateways : gatewayDirectory(ctx.env, ctx.db, tenant.id);
-  return { ...ctx, now, tenant, mailer: new OutboxMailer(ctx.db, now), gateways };
+  return { ...ctx, now, tenant, mailer: mailer(ctx.env, ctx.db, now), gateways };
 }

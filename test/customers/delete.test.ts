@@ -4,6 +4,7 @@ import { api, countRows, del, expectProblem, expectStatus, get, patch, post, put
 import { created, createCustomer, createTenant, eventTypes, flatMonthlyFee, ok } from '../support/builders';
 import { paymentMethod } from '../subscriptions/builders';
 import { createGroup } from './builders';
+import { backgroundSettled } from '../../src/lib/background';
 
 // Deleting a customer, a customer group or an address never leaves rows pointing at nothing: what
 // is referenced is refused with 409, also when the reference is written concurrently (the guard is
@@ -47,6 +48,7 @@ describe('DELETE /customers/{id} with references', () => {
     await paymentMethod(t, c.id, 'card', true);
     expectStatus(await post(t, `/customers/${c.id}/authenticate`), 201);
     expectStatus(await api('/public/customer/request-otp', { token: t.key, body: { email: c.email } }), 200);
+    await backgroundSettled(); // the code is stored after the answer
     expectProblem(await del(t, `/customers/${c.id}`), 409);
     expectStatus(await del(t, `/subscriptions/${sub.id}`), 204);
     expectStatus(await del(t, `/customers/${c.id}`), 204);

@@ -5,6 +5,7 @@ import { paymentMethod } from '../subscriptions/builders';
 import { createGroup, defineField, VALID_VAT_ID } from './builders';
 import { post } from '../support/api';
 import { expect2xx, node, qs } from '../support/n8n';
+import { backgroundSettled } from '../../src/lib/background';
 
 // The customer requests of the official n8n node (fynnplatform/n8n-nodes-fynn, resource Customer),
 // replayed exactly as it sends them (test/support/n8n.ts); the whole node, trigger included, is
@@ -139,6 +140,7 @@ describe('the n8n node’s customer operations', () => {
     const otp = await node(t, 'POST', '/public/customer/request-otp', { email: 'max@fynndemo.com' });
     expect2xx(otp);
     expect(otp.body).toEqual({ success: true });
+    await backgroundSettled(); // the code is mailed after the answer
     expect(await countRows('outgoing_mails', t, 'AND "to" = ?', 'max@fynndemo.com')).toBe(1);
 
     // Archive — bodiless PUT /customers/{id}/archive (row 10).

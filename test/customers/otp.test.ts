@@ -1,17 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { api, countRows, expect422, expectProblem, expectStatus, put, query, type TestTenant } from '../support/api';
 import { createCustomer, createTenant } from '../support/builders';
+import { backgroundSettled } from '../../src/lib/background';
 
 // The customer's one-time-code login: POST /public/customer/request-otp {email} and
 // POST /public/customer/otp-login {email, code}. Codes go out through the mail interface; the tests
-// read them from its local outbox (outgoing_mails).
+// read them from its local outbox (outgoing_mails). The code is made and mailed after the answer
+// (no timing oracle), so the helper waits for that work before the test reads the outbox.
 
-const requestOtp = (t: TestTenant, email: string, headers: Record<string, string> = {}) =>
-  api('/public/customer/request-otp', { token: t.key, body: { email }, headers });
+async function requestOtp(t: TestTenant, email: string, headers: Record<string, string> = {}) {
+  const res = await api('/public/customer/request-otp', { token: t.key, body: { email }, headers });
+  await backgroundSettled();
+  return res;
+}
 const login = (t: TestTenant, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
   api('/public/customer/otp-login', { token: t.key, body, headers });
 
 async function mailsTo(t: TestTenant, to: string) {
+  await backgroundSettled();
   return query<{ subject: string; body: string }>(t, 'SELECT subject, body FROM outgoing_mails WHERE tenant_id = ? AND "to" = ? ORDER BY created_at, rowid', t.id, to);
 }
 
@@ -53,6 +59,25 @@ describe('POST /public/customer/request-otp', () => {
     }
     expect(await countRows('outgoing_mails', t)).toBe(0);
     expect(await countRows('customer_otp_codes', t)).toBe(0);
+  });
+
+  it('answers a customer and a stranger alike: status, body and headers (docs/decisions.md, Mail: no timing oracle)', async () => {
+    const t = await createTenant();
+    await createCustomer(t, { email: 'ada@example.com' });
+    const answers: Awaited<ReturnType<typeof requestOtp>>[] = [];
+    for (const email of ['ada@example.com', 'nobody@example.com', 'ADA@example.com']) answers.push(await requestOtp(t, email));
+    // The same headers; only the per-request values (its id, the read-your-writes bookmark) differ.
+    const shape = (r: (typeof answers)[number]) => ({
+      status: r.status,
+      body: r.body,
+      headers: [...r.headers].map(([name, value]) => [name, ['x-request-id', 'x-d1-bookmark'].includes(name) ? '(per request)' : value]),
+    });
+    expect(shape(answers[1]!)).toEqual(shape(answers[0]!));
+    expect(shape(answers[2]!)).toEqual(shape(answers[0]!));
+    expect(answers[0]!.body).toEqual({ success: true });
+    // Only the customer got codes (two requests, two mails); the stranger's address got nothing.
+    expect(await mailsTo(t, 'ada@example.com')).toHaveLength(2);
+    expect(await countRows('outgoing_mails', t, 'AND "to" = ?', 'nobody@example.com')).toBe(0);
   });
 
   it('sends at most 5 codes an hour to one customer, answering the same', async () => {

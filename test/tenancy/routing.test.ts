@@ -5,6 +5,7 @@ import { binding, shardNames } from '../../src/db/shards';
 import { sha256Hex } from '../../src/lib/crypto';
 import { api, countRows, expectProblem, expectStatus, get, patch, query, type TestTenant } from '../support/api';
 import { createCustomer, createTenant, ok } from '../support/builders';
+import { backgroundSettled } from '../../src/lib/background';
 
 // Every request reaches its tenant's shard, and only it: isolation whichever shard the other
 // tenant is on, authentication by key, customer token, refresh token and X-Tenant-Id on both shards,
@@ -74,6 +75,7 @@ describe('a tenant on either shard', () => {
     const t = await createTenant({ shard });
     await createCustomer(t, { email: 'ada@example.com' });
     expectStatus(await api('/public/customer/request-otp', { body: { email: 'ada@example.com' }, headers: { 'X-Tenant-Id': t.id } }), 200);
+    await backgroundSettled(); // the code is mailed after the answer
     // The mail is written to the tenant's own shard.
     expect(await countRows('outgoing_mails', t)).toBe(1);
     expect((await binding(env, otherShard(shard)).prepare('SELECT count(*) AS n FROM outgoing_mails WHERE tenant_id = ?').bind(t.id).first())).toEqual({ n: 0 });

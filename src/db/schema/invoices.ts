@@ -160,7 +160,13 @@ export const invoiceComments = sqliteTable(
   (t) => [index('invoice_comments_idx').on(t.tenantId, t.invoiceId, t.createdAt)],
 );
 
-/** Mails the service sent through the local mail interface (the fake used in tests and development). */
+/**
+ * Every mail the service sends, written by the mail port (docs/decisions.md, Mail). With the local
+ * `outbox` adapter (development, tests) a mail stays here as `recorded`; with a provider it is
+ * `pending` until the mail queue's consumer claims it (`sending`) and the provider accepted it
+ * (`sent`) or refused it for good (`failed`). The row's id is the provider's idempotency key. The
+ * body is dropped once a provider has the mail: it may hold a one-time code.
+ */
 export const outgoingMails = sqliteTable(
   'outgoing_mails',
   {
@@ -171,7 +177,16 @@ export const outgoingMails = sqliteTable(
     body: text('body').notNull(),
     /** R2 objects attached: key, file name and media type each. */
     attachments: text('attachments', { mode: 'json' }).$type<{ key: string; fileName: string; mimeType: string }[]>().notNull().default([]),
+    status: text('status', { enum: ['recorded', 'pending', 'sending', 'sent', 'failed'] }).notNull().default('recorded'),
+    /** Provider calls made (each claim counts one). */
+    attempts: integer('attempts').notNull().default(0),
+    /** A pending mail's next try; a sending mail's claim time (a claim older than the stale limit may be taken over). */
+    nextAttemptAt: text('next_attempt_at'),
+    providerMessageId: text('provider_message_id'),
+    /** The provider's reason for the last failure (status and its message; never a credential). */
+    lastError: text('last_error'),
+    sentAt: text('sent_at'),
     createdAt: text('created_at').notNull(),
   },
-  (t) => [index('outgoing_mails_tenant_idx').on(t.tenantId, t.createdAt)],
+  (t) => [index('outgoing_mails_tenant_idx').on(t.tenantId, t.createdAt), index('outgoing_mails_due_idx').on(t.status, t.nextAttemptAt)],
 );

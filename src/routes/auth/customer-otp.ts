@@ -1,11 +1,12 @@
 import { z } from '@hono/zod-openapi';
 import { identifyPublicTenant } from '../../http/auth';
 import { serviceContext } from '../../http/context';
+import { streamedAnswer } from '../../lib/background';
 import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../http/openapi';
 import { emailAddress } from '../../http/schemas';
 import { OtpRequestedSchema } from '../../schemas/customers';
 import { CustomerSessionSchema } from '../../schemas/platform';
-import { loginWithOtp, OTP, requestOtp } from '../../services/platform/customer-otp';
+import { loginWithOtp, OTP, OTP_REQUESTED, requestOtpAfter } from '../../services/platform/customer-otp';
 
 // The customer's one-time-code login. Public routes: the tenant comes from the Bearer credential
 // when one is sent, else from X-Tenant-Id (identifyPublicTenant). The tenant is only known inside
@@ -40,14 +41,16 @@ customerOtpRoutes.openapi(
     description:
       `Sends a ${OTP.digits}-digit code, valid for ${OTP.ttlMs / 60_000} minutes and ${OTP.maxAttempts} tries, to the active customer whose login ` +
       `e-mail this is (at most ${OTP.maxCodesPerWindow} codes an hour). ` +
-      'Always answers {"success": true}, so the answer never tells whether the address is a customer\'s. ' +
+      'Always answers {"success": true} at once, before the address is even looked up (the code is mailed afterwards), so neither the answer nor its timing tells whether the address is a customer\'s. ' +
       'The tenant is that of the Bearer API key when one is sent, else the X-Tenant-Id header.',
     request: { headers: tenantHeader, body: jsonBody(RequestOtpSchema) },
     responses: { 200: jsonResponse(OtpRequestedSchema, 'Accepted; a code was sent if the address is an active customer\'s') },
   }),
   async (c) => {
     await identifyPublicTenant(c);
-    return c.json(await requestOtp(serviceContext(c), c.req.valid('json').email), 200);
+    const { response, answered } = await streamedAnswer(c.json(OTP_REQUESTED, 200));
+    requestOtpAfter(serviceContext(c), c.req.valid('json').email, answered);
+    return response;
   },
 );
 

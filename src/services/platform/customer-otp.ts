@@ -2,6 +2,7 @@ import { and, eq, gt, isNotNull, lt, sql } from 'drizzle-orm';
 import { isGuardFailure, requireCondition, requirePreviousChange } from '../../db/client';
 import { customerOtpCodes, customers, customerSessions } from '../../db/schema';
 import { ApiError } from '../../http/errors';
+import { inBackground } from '../../lib/background';
 import { systemNow } from '../../lib/clock';
 import { hmacSha256Hex, timingSafeEqual } from '../../lib/crypto';
 import type { CustomerSession } from '../../schemas/platform';
@@ -62,6 +63,20 @@ function otpMail(language: 'de' | 'en', code: string, firstName: string | null) 
         subject: 'Your login code',
         body: `${firstName ? `Hello ${firstName},` : 'Hello,'}\n\nYour login code is ${code}. It is valid for ${minutes} minutes and can be used once.\n\nIf you did not ask for a code, ignore this e-mail.`,
       };
+}
+
+/**
+ * POST /public/customer/request-otp: the answer is the same whoever the address belongs to, and the
+ * work — the lookup, the code, its mail — waits until that answer is out (`answered`, see
+ * `streamedAnswer`), so neither the answer nor its timing tells whether the address is a
+ * customer's (docs/decisions.md, Mail: no timing oracle).
+ */
+export function requestOtpAfter(ctx: ServiceContext, email: string, answered: Promise<void>): typeof OTP_REQUESTED {
+  inBackground(ctx.waitUntil, { job: 'customer-otp', tenantId: ctx.tenant.id }, async () => {
+    await answered;
+    await requestOtp(ctx, email);
+  });
+  return OTP_REQUESTED;
 }
 
 /**
