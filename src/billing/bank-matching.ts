@@ -37,8 +37,10 @@ export interface OpenInvoice {
   number: string | null;
   customerId: string;
   currency: string;
-  /** Minor units still to pay. */
+  /** Minor units still to pay (owedAmount: credit notes off). */
   unpaid: number;
+  /** The dunning fees its open dunning documents ask for, minor units: a transfer may pay them on top. */
+  fees?: number;
   dueDate: string | null;
   /**
    * A payment of it is on its way (a card charge without its answer, a SEPA debit in a file): a
@@ -197,6 +199,7 @@ export function spreadAmount(amount: number, invoices: readonly { id: string; un
  */
 export function planBankMatching(input: MatchInput): ItemPlan[] {
   const unpaid = new Map(input.invoices.map((i) => [i.id, i.unpaid]));
+  const feesLeft = new Map(input.invoices.map((i) => [i.id, i.fees ?? 0]));
   const invoiceById = new Map(input.invoices.map((i) => [i.id, i]));
   const byNumber = new Map<string, OpenInvoice[]>();
   for (const inv of input.invoices) {
@@ -271,12 +274,17 @@ export function planBankMatching(input: MatchInput): ItemPlan[] {
     plan.named = [...named.values()].sort(byDueDate);
     if (plan.named.length === 0) return;
     const total = plan.named.reduce((s, inv) => s + unpaid.get(inv.id)!, 0);
-    if (total !== plan.remainder) return;
+    // What the dunning letters asked for (open amounts and fees) pays the fees too.
+    const fees = plan.named.reduce((s, inv) => s + (feesLeft.get(inv.id) ?? 0), 0);
+    const withFees = fees > 0 && total + fees === plan.remainder;
+    if (total !== plan.remainder && !withFees) return;
     // A debit or charge of one of them is on its way: paying it now would let that collect it again.
     if (plan.named.some((inv) => inv.collecting)) return;
     for (const inv of plan.named) {
-      plan.certain.push({ invoiceId: inv.id, amount: unpaid.get(inv.id)!, matchedBy: 'reference', collectionId: null, confirmed: false });
+      const fee = withFees ? (feesLeft.get(inv.id) ?? 0) : 0;
+      plan.certain.push({ invoiceId: inv.id, amount: unpaid.get(inv.id)! + fee, matchedBy: 'reference', collectionId: null, confirmed: false });
       unpaid.set(inv.id, 0);
+      feesLeft.set(inv.id, 0);
     }
     plan.remainder = 0;
     plan.named = [];

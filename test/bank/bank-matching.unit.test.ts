@@ -50,6 +50,24 @@ interface Case {
 
 const cases: Case[] = [
   {
+    name: 'what the dunning letter asks (open amount + fee) naming the invoice: certain, the fee paid with it',
+    items: [item('b1', 12400, { text: 'Mahnung RE-0000000001' })],
+    invoices: [invoice('i1', 'RE-0000000001', 11900, '2026-03-01', { fees: 500 })],
+    expected: [{ status: 'STATUS_BOOKED', certain: [ref('i1', 12400)], suggestions: [], remainder: 0 }],
+  },
+  {
+    name: 'the open amount alone of an invoice with a fee is certain too (the fee is not asked of a transfer)',
+    items: [item('b1', 11900, { text: 'RE-0000000001' })],
+    invoices: [invoice('i1', 'RE-0000000001', 11900, '2026-03-01', { fees: 500 })],
+    expected: [{ status: 'STATUS_BOOKED', certain: [ref('i1', 11900)], suggestions: [], remainder: 0 }],
+  },
+  {
+    name: 'more than open amount + fee: a suggestion of what is owed, the rest stays on the line',
+    items: [item('b1', 12401, { text: 'RE-0000000001' })],
+    invoices: [invoice('i1', 'RE-0000000001', 11900, '2026-03-01', { fees: 500 })],
+    expected: [{ status: 'STATUS_MANUAL_MATCHING_REQUIRED', certain: [], suggestions: [ref('i1', 11900)], remainder: 12401 }],
+  },
+  {
     name: 'two invoice numbers, the amount covers both exactly: certain, oldest due first',
     items: [item('b1', 17850, { text: 'Rechnungen RE 0000000002 und RE-0000000001' })],
     invoices: [RE2, RE1],

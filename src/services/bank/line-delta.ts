@@ -6,7 +6,8 @@ import { EVENT_VERSION, type EventType } from '../../events/catalogue';
 import { newId } from '../../lib/ids';
 import type { ServiceContext } from '../context';
 import { OPEN } from '../invoices/operations';
-import { paymentChange, unpaymentChange } from '../invoices/payments';
+import { paymentChange, receivableOf, unpaymentChange } from '../invoices/payments';
+import { owedOf } from '../invoices/owed';
 import { renderLoaded } from '../invoices/read';
 import type { InvoiceAggregate, InvoiceRow } from '../invoices/render';
 import { newTransactionRow, renderTransaction, type TransactionRow } from '../payments/transaction-render';
@@ -68,7 +69,7 @@ export interface LineDelta {
 }
 
 /** What an invoice still owes (0 unless it is open). */
-const owes = (agg: InvoiceAggregate) => (OPEN.includes(agg.row.status) ? Math.max(0, agg.row.grossAmount - agg.row.paidAmount) : 0);
+const owes = (agg: InvoiceAggregate) => (OPEN.includes(agg.row.status) ? owedOf(agg) : 0);
 
 /**
  * The key of a bank-transfer payment: the line and the invoice, so a request repeated (or two
@@ -127,7 +128,7 @@ export function lineDelta(ctx: ServiceContext, state: ApplyState, work: ItemWork
       continue;
     }
     const agg = invoice(a.invoiceId);
-    if (!agg || !OPEN.includes(agg.row.status) || agg.row.currencyCode !== row.currencyCode || agg.row.grossAmount - agg.row.paidAmount < a.amount) return null;
+    if (!agg || !OPEN.includes(agg.row.status) || agg.row.currencyCode !== row.currencyCode || receivableOf(agg) < a.amount) return null;
     let txId: string;
     if (a.collectionId) {
       const c = collection(a.collectionId);
