@@ -103,5 +103,11 @@ describe('a credit note, a partial payment and a dunning fee on one invoice', ()
     await setClock(t, at('2027-05-10'));
     expect(await documentsOf(t, invoice.id)).toHaveLength(2);
     expect((await post(t, '/sepa-xml', { type: 'direct_debit' })).status).toBe(409);
+
+    // Taking the transfer back off the invoice takes back its 50.00, not the fee as well.
+    const [assignment] = await query<{ id: string }>(t, "SELECT id FROM bank_account_transaction_assignments WHERE tenant_id = ? AND status = 'accepted' AND amount = 5500", t.id);
+    expect((await api(`/payment/bank-account-transaction-assignments/${assignment!.id}`, { token: t.key, method: 'DELETE' })).status).toBe(204);
+    expect((await get(t, `/invoices/${invoice.id}`)).body).toMatchObject({ status: 'STATUS_UNPAID', unpaidAmount: eur('50.00') });
+    expect((await query<{ paid_amount: number }>(t, 'SELECT paid_amount FROM invoices WHERE id = ?', invoice.id))[0]!.paid_amount).toBe(3000);
   });
 });

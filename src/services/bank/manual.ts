@@ -249,7 +249,13 @@ export async function deleteAssignment(ctx: ServiceContext, id: string): Promise
     throw ApiError.conflict('The payment is refunded (in part, or a refund is on its way); it can no longer be unassigned.', 'not-removable');
   }
   const before = await loadInvoice(ctx, assignment.invoiceId);
-  const taken = unpaymentChange(before, assignment.amount);
+  // Only the invoice's part of the payment comes off paidAmount: the rest had paid dunning fees
+  // (invoice_payments.dunning_fee_amount).
+  const [booked] = await ctx.db
+    .select({ amount: sql<number>`coalesce(sum(${invoicePayments.amount}), 0)`.mapWith(Number) })
+    .from(invoicePayments)
+    .where(and(eq(invoicePayments.tenantId, ctx.tenant.id), eq(invoicePayments.transactionId, tx.id)));
+  const taken = unpaymentChange(before, booked?.amount ?? assignment.amount);
   const nowIso = ctx.now.toISOString();
   const failed: TransactionRow = { ...tx, status: 'failed', failReason: 'assignment_removed', updatedAt: nowIso };
   await commitInvoiceChange(ctx, before, taken.changes, taken.events, {
