@@ -5,7 +5,7 @@ import type { bankAccountTransactionAssignments, events, invoicePayments, transa
 import { EVENT_VERSION, type EventType } from '../../events/catalogue';
 import { newId } from '../../lib/ids';
 import type { ServiceContext } from '../context';
-import { OPEN } from '../invoices/operations';
+import { isOpen } from '../invoices/status';
 import { paymentChange, receivableOf, unpaymentChange } from '../invoices/payments';
 import { owedOf } from '../invoices/owed';
 import { renderLoaded } from '../invoices/read';
@@ -69,7 +69,7 @@ export interface LineDelta {
 }
 
 /** What an invoice still owes (0 unless it is open). */
-const owes = (agg: InvoiceAggregate) => (OPEN.includes(agg.row.status) ? owedOf(agg) : 0);
+const owes = (agg: InvoiceAggregate) => (isOpen(agg.row) ? owedOf(agg) : 0);
 
 /**
  * The key of a bank-transfer payment: the line and the invoice, so a request repeated (or two
@@ -128,7 +128,7 @@ export function lineDelta(ctx: ServiceContext, state: ApplyState, work: ItemWork
       continue;
     }
     const agg = invoice(a.invoiceId);
-    if (!agg || !OPEN.includes(agg.row.status) || agg.row.currencyCode !== row.currencyCode || receivableOf(agg) < a.amount) return null;
+    if (!agg || !isOpen(agg.row) || agg.row.currencyCode !== row.currencyCode || receivableOf(agg) < a.amount) return null;
     let txId: string;
     if (a.collectionId) {
       const c = collection(a.collectionId);

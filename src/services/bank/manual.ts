@@ -9,7 +9,7 @@ import { insertEvent } from '../../events/outbox';
 import { ApiError, Violations } from '../../http/errors';
 import { newId } from '../../lib/ids';
 import type { ServiceContext } from '../context';
-import { OPEN } from '../invoices/operations';
+import { isOpen } from '../invoices/status';
 import { unpaymentChange } from '../invoices/payments';
 import { loadInvoice } from '../invoices/read';
 import { owedOf } from '../invoices/owed';
@@ -65,7 +65,7 @@ export async function acceptSuggestions(ctx: ServiceContext, ids: string[] | und
     ctx.db.select().from(bankAccountTransactions).where(tenantRowsById(bankAccountTransactions, ctx.tenant.id, lineIds)),
     loadInvoiceAggregates(ctx, [...new Set(suggested.map((s) => s.invoiceId))]),
   ]);
-  const owed = new Map([...invoices].map(([id, agg]) => [id, OPEN.includes(agg.row.status) ? receivableOf(agg) : 0]));
+  const owed = new Map([...invoices].map(([id, agg]) => [id, isOpen(agg.row) ? receivableOf(agg) : 0]));
   let accepted = 0;
   let dropped = 0;
   const works: ItemWork[] = lines.map((row) => {
@@ -107,7 +107,7 @@ export async function assignInvoices(ctx: ServiceContext, lineId: string, invoic
     const agg = invoices.get(id);
     if (invoiceIds.indexOf(id) !== i) v.add(at, 'The invoice is named twice.', 'duplicate');
     else if (!agg) v.add(at, 'No such invoice.', 'not_found');
-    else if (!OPEN.includes(agg.row.status) || owedOf(agg) <= 0) v.add(at, `The invoice is not open for payment (status ${agg.row.status}).`, 'not_open');
+    else if (!isOpen(agg.row) || owedOf(agg) <= 0) v.add(at, `The invoice is not open for payment (status ${agg.row.status}).`, 'not_open');
     else if (agg.row.currencyCode !== row.currencyCode) v.add(at, `The invoice is in ${agg.row.currencyCode}, the bank account transaction in ${row.currencyCode}.`, 'currency_mismatch');
     else if (existing.some((e) => e.invoiceId === id && e.status === 'accepted')) v.add(at, 'The invoice is assigned to this bank account transaction already; remove that assignment first.', 'already_assigned');
   });
@@ -159,7 +159,7 @@ export async function createAssignment(ctx: ServiceContext, input: AssignmentInp
   const receivable = receivableOf(agg);
   const left = row.amount - row.assignedAmount;
   const v = new Violations();
-  if (!OPEN.includes(agg.row.status) || unpaid <= 0) v.add('invoice', `The invoice is not open for payment (status ${agg.row.status}).`, 'not_open');
+  if (!isOpen(agg.row) || unpaid <= 0) v.add('invoice', `The invoice is not open for payment (status ${agg.row.status}).`, 'not_open');
   else if (agg.row.currencyCode !== currency) v.add('invoice', `The invoice is in ${agg.row.currencyCode}, the bank account transaction in ${currency}.`, 'currency_mismatch');
   if (existing.some((e) => e.invoiceId === agg.row.id && e.status === 'accepted')) v.add('invoice', 'The invoice is assigned to this bank account transaction already.', 'already_assigned');
   const amount = input.amount === null ? Math.min(left, receivable) : minorUnits(v, 'amount', input.amount, currency);

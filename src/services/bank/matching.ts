@@ -3,7 +3,7 @@ import { normalizeIban, planBankMatching, type Collection, type MatchItem, type 
 import { inJson, outer } from '../../db/client';
 import { bankAccountTransactionAssignments, bankAccountTransactions, invoices, paymentMethods, transactions } from '../../db/schema';
 import type { ServiceContext } from '../context';
-import { OPEN } from '../invoices/operations';
+import { openSql } from '../invoices/status';
 import { owedSql } from '../invoices/owed';
 import { applyPlans, withRefunds, type CollectionState } from './apply';
 import { settlePayouts } from './payouts';
@@ -44,7 +44,7 @@ async function openInvoices(ctx: ServiceContext): Promise<OpenInvoice[]> {
       collecting: sql<number>`EXISTS (SELECT 1 FROM transactions t WHERE t.tenant_id = ${outer(invoices.tenantId)} AND t.invoice_id = ${outer(invoices.id)} AND t.type = 'payment' AND t.status IN ('pending', 'processing', 'action_required'))`,
     })
     .from(invoices)
-    .where(and(eq(invoices.tenantId, ctx.tenant.id), inArray(invoices.status, OPEN), eq(invoices.type, 'TYPE_INVOICE'), sql`${owedSql(ctx.tenant.id, 'invoices')} > 0`));
+    .where(and(eq(invoices.tenantId, ctx.tenant.id), openSql('invoices'), eq(invoices.type, 'TYPE_INVOICE'), sql`${owedSql(ctx.tenant.id, 'invoices')} > 0`));
   return rows.map((r) => ({ id: r.id, number: r.number, customerId: r.customerId, currency: r.currency, unpaid: r.owed, fees: r.fees, dueDate: r.dueDate, collecting: Boolean(r.collecting) }));
 }
 
@@ -61,7 +61,7 @@ async function namedCollections(ctx: ServiceContext, items: MatchItem[]): Promis
       row: transactions,
       mandate: paymentMethods.mandateReference,
       paid: sql<number>`EXISTS (SELECT 1 FROM invoice_payments p WHERE p.tenant_id = ${outer(transactions.tenantId)} AND p.invoice_id = ${outer(transactions.invoiceId)} AND p.transaction_id = ${outer(transactions.id)})`,
-      invoiceUnpaid: sql<number>`coalesce((SELECT CASE WHEN ${inJson(sql.raw('i.status'), OPEN)} THEN ${owedSql(ctx.tenant.id, 'i')} ELSE 0 END FROM invoices i WHERE i.tenant_id = ${outer(transactions.tenantId)} AND i.id = ${outer(transactions.invoiceId)}), 0)`,
+      invoiceUnpaid: sql<number>`coalesce((SELECT CASE WHEN ${openSql('i')} THEN ${owedSql(ctx.tenant.id, 'i')} ELSE 0 END FROM invoices i WHERE i.tenant_id = ${outer(transactions.tenantId)} AND i.id = ${outer(transactions.invoiceId)}), 0)`,
     })
     .from(transactions)
     .leftJoin(paymentMethods, and(eq(paymentMethods.tenantId, transactions.tenantId), eq(paymentMethods.id, transactions.paymentMethodId)))

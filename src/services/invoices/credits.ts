@@ -9,7 +9,8 @@ import { buildPositions, checkedTotals } from './build-positions';
 import { finalizeInvoice } from './finalize';
 import { creditNoteTitle } from './reversal-titles';
 import { requireCustomerPaymentMethod } from '../customers/payment-methods';
-import { OPEN, money, requireStatus } from './operations';
+import { money, requireStatus } from './operations';
+import { isOpen } from './status';
 import type { PositionItem } from './position-input';
 import { loadInvoice } from './read';
 import { type InvoiceAggregate, type InvoiceRow, type PositionRow } from './render';
@@ -191,7 +192,7 @@ export async function creditInvoice(ctx: ServiceContext, id: string, input: Cred
  */
 function creditSettlement(ctx: ServiceContext, after: InvoiceAggregate, fullyCredited: boolean) {
   const row = after.row;
-  if (!OPEN.includes(row.status)) return { changes: {}, events: [] as EventType[], statements: [] };
+  if (!isOpen(row)) return { changes: {}, events: [] as EventType[], statements: [] };
   if (fullyCredited) return { changes: { status: 'STATUS_CLOSED' } as Partial<InvoiceRow>, events: [] as EventType[], statements: [] };
   if (owedOf(after) === 0) {
     const statements = [...settleDunningStatements(ctx, row, after.openDunning ?? []), ...(row.sourceType === 'cart' ? cartPaidStatements(ctx, row.id) : [])];

@@ -11,6 +11,7 @@ import { settleDunningStatements } from '../dunning/documents';
 import { cartPaidStatements } from '../checkout/paid-later';
 import { loadInvoice } from './read';
 import { owedOf } from './owed';
+import { effectiveStatus } from './status';
 import { type InvoiceAggregate, type InvoiceRow } from './render';
 import { OPEN, requireStatus } from './operations';
 
@@ -82,7 +83,7 @@ export function paymentChange(ctx: ServiceContext, before: InvoiceAggregate, p: 
 export function unpaymentChange(before: InvoiceAggregate, amount: number, reopen = true) {
   const row = before.row;
   const paidAmount = Math.max(0, row.paidAmount - amount);
-  if (!reopen || row.status !== 'STATUS_PAID') return { changes: { paidAmount } as Partial<InvoiceRow>, events: ['invoice.updated'] as EventType[] };
+  if (!reopen || effectiveStatus(row) !== 'STATUS_PAID') return { changes: { paidAmount } as Partial<InvoiceRow>, events: ['invoice.updated'] as EventType[] };
   return { changes: { paidAmount, status: 'STATUS_UNPAID', payDate: null } as Partial<InvoiceRow>, events: ['invoice.updated', 'invoice.unpaid'] as EventType[] };
 }
 

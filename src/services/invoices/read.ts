@@ -7,6 +7,7 @@ import type { ServiceContext } from '../context';
 import { collection, pageOffset, paginationQuery, sortDirection, type Page } from '../../http/pagination';
 import { timestamp } from '../../http/schemas';
 import { type InvoiceAggregate, type InvoiceResource, renderInvoice } from './render';
+import { effectiveStatusSql } from './status';
 
 export function byId(ctx: ServiceContext, id: string) {
   return and(eq(invoices.tenantId, ctx.tenant.id), eq(invoices.id, id));
@@ -119,7 +120,8 @@ const ORDER = { number: invoices.numberSeq, creationDate: invoices.createdAt, du
 
 async function listFiltered(ctx: ServiceContext, q: InvoiceFilters) {
   const filters: (SQL | undefined)[] = [eq(invoices.tenantId, ctx.tenant.id)];
-  if (q.status?.length) filters.push(inJson(invoices.status, q.status));
+  // A finalizing document is found under the status it counts as, and under STATUS_FINALIZING.
+  if (q.status?.length) filters.push(sql`(${inJson(invoices.status, q.status)} OR ${inJson(effectiveStatusSql('invoices'), q.status)})`);
   if (q.type?.length) filters.push(inJson(invoices.type, q.type));
   if (q.customer) filters.push(eq(invoices.customerId, q.customer));
   if (q.customerScope) filters.push(eq(invoices.customerId, q.customerScope), sql`${invoices.status} <> 'STATUS_DRAFT'`);

@@ -7,7 +7,7 @@ import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { paymentChange } from '../invoices/payments';
 import { loadInvoice, renderLoaded } from '../invoices/read';
-import { OPEN } from '../invoices/operations';
+import { isOpen } from '../invoices/status';
 import { creditedSql, owedOf } from '../invoices/owed';
 import { owedAmount } from '../../billing/owed';
 import { commitInvoiceChange } from '../invoices/write';
@@ -67,7 +67,7 @@ export async function collectInvoice(ctx: ServiceContext, invoiceId: string): Pr
     .get();
   if (!found) return { outcome: 'skipped', reason: 'not_found' };
   const invoice = found.invoice;
-  if (invoice.type !== 'TYPE_INVOICE' || !OPEN.includes(invoice.status)) return { outcome: 'skipped', reason: 'not_open' };
+  if (invoice.type !== 'TYPE_INVOICE' || !isOpen(invoice)) return { outcome: 'skipped', reason: 'not_open' };
   // A card charge takes what is owed (credit notes off), never the dunning fees: collection comes before dunning.
   const unpaid = owedAmount({ ...invoice, creditedAmount: found.credited });
   if (unpaid <= 0) return { outcome: 'skipped', reason: 'nothing_unpaid' };
@@ -202,7 +202,7 @@ async function settleInvoice(ctx: ServiceContext, tx: TransactionRow, next: Tran
   for (let round = 0; round < 3; round++) {
     const invoice = await loadInvoice(ctx, tx.invoiceId!);
     const unpaid = owedOf(invoice);
-    if (!OPEN.includes(invoice.row.status) || unpaid <= 0) {
+    if (!isOpen(invoice.row) || unpaid <= 0) {
       const description = `${next.description ?? 'Payment'} (invoice already settled: refund it)`;
       const note = ctx.db.update(transactions).set({ description }).where(and(eq(transactions.tenantId, ctx.tenant.id), eq(transactions.id, tx.id)));
       return runOnce(ctx, [...update, note], { ...next, description }, tx);

@@ -10,6 +10,7 @@ import type { ServiceContext } from '../context';
 import { loadSettings } from '../platform/settings';
 import { payingMethodJoin } from './paying-method';
 import { owedSql } from '../invoices/owed';
+import { openSql } from '../invoices/status';
 import { creditorIdOf } from './methods';
 import { renderPaymentMethod } from './methods-render';
 import { insertJsonRows } from '../../db/insert';
@@ -57,7 +58,7 @@ async function dueDebits(ctx: ServiceContext): Promise<DueDebit[]> {
     FROM invoices i
     JOIN payment_methods m ON ${payingMethodJoin(t)}
     JOIN customers c ON +c.tenant_id = ${t} AND c.id = i.customer_id
-    WHERE i.tenant_id = ${t} AND i.status IN ('STATUS_UNPAID', 'STATUS_REMINDED') AND i.type = 'TYPE_INVOICE'
+    WHERE i.tenant_id = ${t} AND ${openSql('i')} AND i.type = 'TYPE_INVOICE'
       AND i.currency_code = ${SEPA_CURRENCY} AND ${owedSql(t, 'i')} > 0
       AND m.type = 'sepa_debit' AND m.status = 'active' AND m.enabled = 1 AND m.iban IS NOT NULL
       AND NOT EXISTS (SELECT 1 FROM transactions l WHERE l.tenant_id = ${t} AND l.invoice_id = i.id AND l.type = 'payment'
