@@ -41,6 +41,11 @@ export interface OpenInvoice {
   unpaid: number;
   /** The dunning fees its open dunning documents ask for, minor units: a transfer may pay them on top. */
   fees?: number;
+  /**
+   * What a collection already sent may still pay of it (gross − paid; default `unpaid`): the bank
+   * moved that money, so a credit note issued meanwhile owes the excess back instead.
+   */
+  collectable?: number;
   dueDate: string | null;
   /**
    * A payment of it is on its way (a card charge without its answer, a SEPA debit in a file): a
@@ -65,7 +70,7 @@ export interface Collection {
   assignedTo: string[];
   /** Of its refunds, what went back or is on its way back (succeeded, or in a credit-transfer file); minor units. */
   givenBack: number;
-  /** What its invoice still owes (0 when the invoice is not open); minor units. */
+  /** What a collection may still pay of its invoice (gross − paid, 0 when the invoice is not open); minor units. */
   invoiceUnpaid: number;
 }
 
@@ -200,6 +205,7 @@ export function spreadAmount(amount: number, invoices: readonly { id: string; un
 export function planBankMatching(input: MatchInput): ItemPlan[] {
   const unpaid = new Map(input.invoices.map((i) => [i.id, i.unpaid]));
   const feesLeft = new Map(input.invoices.map((i) => [i.id, i.fees ?? 0]));
+  const collectable = new Map(input.invoices.map((i) => [i.id, i.collectable ?? i.unpaid]));
   const invoiceById = new Map(input.invoices.map((i) => [i.id, i]));
   const byNumber = new Map<string, OpenInvoice[]>();
   for (const inv of input.invoices) {
@@ -258,9 +264,10 @@ export function planBankMatching(input: MatchInput): ItemPlan[] {
         settled.add(c.id);
         return;
       }
-      if (c.status === 'processing' && c.invoiceId && (unpaid.get(c.invoiceId) ?? 0) >= c.amount && invoiceById.get(c.invoiceId)!.currency === item.currency) {
+      if (c.status === 'processing' && c.invoiceId && (collectable.get(c.invoiceId) ?? 0) >= c.amount && invoiceById.get(c.invoiceId)!.currency === item.currency) {
         plan.certain.push({ invoiceId: c.invoiceId, amount: c.amount, matchedBy: by, collectionId: c.id, confirmed: false });
-        unpaid.set(c.invoiceId, unpaid.get(c.invoiceId)! - c.amount);
+        unpaid.set(c.invoiceId, Math.max(0, unpaid.get(c.invoiceId)! - c.amount));
+        collectable.set(c.invoiceId, collectable.get(c.invoiceId)! - c.amount);
         plan.remainder -= c.amount;
         settled.add(c.id);
         return;
@@ -302,12 +309,15 @@ export function planBankMatching(input: MatchInput): ItemPlan[] {
     const paid = c.invoiceId !== null && ((c.status === 'succeeded' && c.paidOnInvoice) || settled.has(c.id));
     // A debit that never paid its invoice, whose invoice was paid by something else meanwhile: was
     // that the debit's own money (a batch credit assigned by hand)? Only a person can tell.
-    const owes = c.invoiceId === null ? 0 : unpaid.has(c.invoiceId) ? unpaid.get(c.invoiceId)! : c.invoiceUnpaid;
+    const owes = c.invoiceId === null ? 0 : collectable.has(c.invoiceId) ? collectable.get(c.invoiceId)! : c.invoiceUnpaid;
     const review = c.givenBack > 0 || (!paid && c.invoiceId !== null && owes < c.amount);
     const unpay = paid && !review;
     plan.returns.push({ collectionId: c.id, invoiceId: c.invoiceId, amount: c.amount, fee, reason: item.returnReason, matchedBy: by === 'mandate' ? 'mandate' : 'end_to_end', unpay, review });
     returned.add(c.id);
-    if (unpay && c.invoiceId && unpaid.has(c.invoiceId)) unpaid.set(c.invoiceId, unpaid.get(c.invoiceId)! + c.amount);
+    if (unpay && c.invoiceId && unpaid.has(c.invoiceId)) {
+      unpaid.set(c.invoiceId, unpaid.get(c.invoiceId)! + c.amount);
+      collectable.set(c.invoiceId, collectable.get(c.invoiceId)! + c.amount);
+    }
     if (!review) plan.remainder = 0;
   });
 

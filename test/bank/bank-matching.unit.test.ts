@@ -50,6 +50,13 @@ interface Case {
 
 const cases: Case[] = [
   {
+    name: 'a collection sent before a credit note: its money pays the invoice up to gross − paid (the credit note owes the rest back)',
+    items: [item('b1', 11900, { endToEndId: 'E2E-c1' })],
+    invoices: [invoice('i1', 'RE-0000000001', 9900, '2026-03-01', { collectable: 11900 })],
+    collections: [collection('c1', 'i1', 11900)],
+    expected: [{ status: 'STATUS_BOOKED', certain: [{ invoiceId: 'i1', amount: 11900, matchedBy: 'end_to_end', collectionId: 'c1', confirmed: false }], remainder: 0 }],
+  },
+  {
     name: 'what the dunning letter asks (open amount + fee) naming the invoice: certain, the fee paid with it',
     items: [item('b1', 12400, { text: 'Mahnung RE-0000000001' })],
     invoices: [invoice('i1', 'RE-0000000001', 11900, '2026-03-01', { fees: 500 })],

@@ -112,4 +112,21 @@ describe('a credit note, a partial payment and a dunning fee on one invoice', ()
     expect((await get(t, `/invoices/${invoice.id}`)).body).toMatchObject({ status: 'STATUS_UNPAID', unpaidAmount: eur('50.00') });
     expect((await query<{ paid_amount: number }>(t, 'SELECT paid_amount FROM invoices WHERE id = ?', invoice.id))[0]!.paid_amount).toBe(3000);
   });
+
+  it('a credit note while a debit is in flight: the bank collected the gross, so the debit pays it and the credit note is paid back', async () => {
+    const { t, c } = await sepaTenant();
+    const invoice = await finalized(t, c.id, [line('84.03')]);
+    const [debit] = await sepaFileTransactions(t, 'direct_debit');
+    expect(debit).toMatchObject({ invoice: { id: invoice.id }, amount: '100.00' });
+    await created(post(t, `/invoices/${invoice.id}/credit`, { positions: [{ name: 'Goodwill', unitPrice: '16.81', taxRate: '19' }] }));
+    expect((await get(t, `/invoices/${invoice.id}`)).body.unpaidAmount).toEqual(eur('80.00'));
+    // The bank credits the whole debit: it is confirmed and pays the invoice (100.00 received).
+    await importStatement(t, 'STMT-C', [{ ref: 'C-1', amount: '100.00', credit: true, bookingDate: '2027-03-03', details: [{ endToEndId: debit!.endToEndId, amount: '100.00' }] }]);
+    expect((await get(t, `/transactions/${debit!.id}`)).body.status).toBe('succeeded');
+    expect((await get(t, `/invoices/${invoice.id}`)).body).toMatchObject({ status: 'STATUS_PAID', unpaidAmount: eur('0.00') });
+    expect((await query<{ paid_amount: number }>(t, 'SELECT paid_amount FROM invoices WHERE id = ?', invoice.id))[0]!.paid_amount).toBe(10000);
+    // The 20.00 the credit note took off goes back by credit transfer.
+    const [payout] = await sepaFileTransactions(t, 'credit_transfer');
+    expect(payout).toMatchObject({ amount: '20.00' });
+  });
 });

@@ -6,7 +6,7 @@ import { EVENT_VERSION, type EventType } from '../../events/catalogue';
 import { newId } from '../../lib/ids';
 import type { ServiceContext } from '../context';
 import { isOpen } from '../invoices/status';
-import { paymentChange, receivableOf, unpaymentChange } from '../invoices/payments';
+import { collectableOf, paymentChange, receivableOf, unpaymentChange } from '../invoices/payments';
 import { owedOf } from '../invoices/owed';
 import { renderLoaded } from '../invoices/read';
 import type { InvoiceAggregate, InvoiceRow } from '../invoices/render';
@@ -128,7 +128,7 @@ export function lineDelta(ctx: ServiceContext, state: ApplyState, work: ItemWork
       continue;
     }
     const agg = invoice(a.invoiceId);
-    if (!agg || !isOpen(agg.row) || agg.row.currencyCode !== row.currencyCode || receivableOf(agg) < a.amount) return null;
+    if (!agg || !isOpen(agg.row) || agg.row.currencyCode !== row.currencyCode || (a.collectionId ? collectableOf(agg) : receivableOf(agg)) < a.amount) return null;
     let txId: string;
     if (a.collectionId) {
       const c = collection(a.collectionId);
@@ -168,7 +168,7 @@ export function lineDelta(ctx: ServiceContext, state: ApplyState, work: ItemWork
       feeAmount: fee || null,
       transactionId: txId,
     };
-    const paid = paymentChange(ctx, agg, record);
+    const paid = paymentChange(ctx, agg, record, 'amount', { collected: a.collectionId !== null });
     d.payments.push(paid.payment);
     d.settlements.push(...paid.settlement);
     change(agg, paid.changes, paid.events);

@@ -41,6 +41,9 @@ export interface InvoicePaymentRecord {
 /** The dunning fees the invoice's open dunning documents ask for (minor units; none without its documents loaded). */
 export const dunningFeesOwed = (agg: Pick<InvoiceAggregate, 'openDunning'>) => (agg.openDunning ?? []).reduce((sum, d) => sum + d.feeAmount, 0);
 
+/** What a collection already sent may still pay of the invoice: gross − paid (credit notes not off; see paymentChange). */
+export const collectableOf = (agg: Pick<InvoiceAggregate, 'row'>) => Math.max(0, agg.row.grossAmount - agg.row.paidAmount);
+
 /** What a payment may bring at most: what the invoice owes plus its open dunning fees (docs/decisions.md, Dunning, "Fees are receivable"). */
 export const receivableOf = (agg: InvoiceAggregate) => owedOf(agg) + dunningFeesOwed(agg);
 
@@ -50,12 +53,14 @@ export const receivableOf = (agg: InvoiceAggregate) => owedOf(agg) + dunningFees
  * `commitInvoiceChange` (guarded by the invoice's updatedAt), adding their own statements.
  * The payment pays what is owed (`owedOf`) first; what it brings beyond, up to the open dunning
  * documents' fees, pays those fees (`dunningFeeAmount` of the row). Throws 422 `overpayment` when
- * it would pay more than both.
+ * it would pay more than both. `collected`: money a SEPA debit already took (confirmed by the
+ * statement) pays the invoice up to gross − paid even beyond what credit notes left owed — the
+ * bank moved it; the credit note then owes the excess back (credit transfers) — and never fees.
  */
-export function paymentChange(ctx: ServiceContext, before: InvoiceAggregate, p: InvoicePaymentRecord, path = 'amount') {
+export function paymentChange(ctx: ServiceContext, before: InvoiceAggregate, p: InvoicePaymentRecord, path = 'amount', opts: { collected?: boolean } = {}) {
   const row = before.row;
-  const owed = owedOf(before);
-  const fees = dunningFeesOwed(before);
+  const owed = opts.collected ? Math.max(owedOf(before), collectableOf(before)) : owedOf(before);
+  const fees = opts.collected ? 0 : dunningFeesOwed(before);
   if (p.amount > owed + fees) {
     const text = (minor: number) => `${fromMinorUnits(minor, row.currencyCode).toFixed(currencyScale(row.currencyCode))} ${row.currencyCode}`;
     throw ApiError.violation(path, `The payment exceeds the unpaid amount of ${text(owed)}${fees > 0 ? ` plus dunning fees of ${text(fees)}` : ''}.`, 'overpayment');
@@ -63,7 +68,7 @@ export function paymentChange(ctx: ServiceContext, before: InvoiceAggregate, p: 
   const toInvoice = Math.min(p.amount, owed);
   const paidAmount = row.paidAmount + toInvoice;
   // What credit notes took off is not owed (owedOf): paying the rest settles the invoice.
-  const settled = toInvoice >= owed;
+  const settled = toInvoice >= owedOf(before);
   const payment = { id: newId(), tenantId: ctx.tenant.id, invoiceId: row.id, createdAt: ctx.now.toISOString(), ...p, amount: toInvoice, dunningFeeAmount: p.amount - toInvoice };
   const changes: Partial<InvoiceRow> = settled ? { paidAmount, status: 'STATUS_PAID', payDate: p.paymentDate } : { paidAmount };
   const events: EventType[] = settled ? ['invoice.updated', 'invoice.paid'] : ['invoice.updated'];
