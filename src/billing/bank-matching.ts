@@ -37,8 +37,15 @@ export interface OpenInvoice {
   number: string | null;
   customerId: string;
   currency: string;
-  /** Minor units still to pay. */
+  /** Minor units still to pay (owedAmount: credit notes off). */
   unpaid: number;
+  /** The dunning fees its open dunning documents ask for, minor units: a transfer may pay them on top. */
+  fees?: number;
+  /**
+   * What a collection already sent may still pay of it (gross − paid; default `unpaid`): the bank
+   * moved that money, so a credit note issued meanwhile owes the excess back instead.
+   */
+  collectable?: number;
   dueDate: string | null;
   /**
    * A payment of it is on its way (a card charge without its answer, a SEPA debit in a file): a
@@ -63,7 +70,7 @@ export interface Collection {
   assignedTo: string[];
   /** Of its refunds, what went back or is on its way back (succeeded, or in a credit-transfer file); minor units. */
   givenBack: number;
-  /** What its invoice still owes (0 when the invoice is not open); minor units. */
+  /** What a collection may still pay of its invoice (gross − paid, 0 when the invoice is not open); minor units. */
   invoiceUnpaid: number;
 }
 
@@ -197,6 +204,8 @@ export function spreadAmount(amount: number, invoices: readonly { id: string; un
  */
 export function planBankMatching(input: MatchInput): ItemPlan[] {
   const unpaid = new Map(input.invoices.map((i) => [i.id, i.unpaid]));
+  const feesLeft = new Map(input.invoices.map((i) => [i.id, i.fees ?? 0]));
+  const collectable = new Map(input.invoices.map((i) => [i.id, i.collectable ?? i.unpaid]));
   const invoiceById = new Map(input.invoices.map((i) => [i.id, i]));
   const byNumber = new Map<string, OpenInvoice[]>();
   for (const inv of input.invoices) {
@@ -255,9 +264,10 @@ export function planBankMatching(input: MatchInput): ItemPlan[] {
         settled.add(c.id);
         return;
       }
-      if (c.status === 'processing' && c.invoiceId && (unpaid.get(c.invoiceId) ?? 0) >= c.amount && invoiceById.get(c.invoiceId)!.currency === item.currency) {
+      if (c.status === 'processing' && c.invoiceId && (collectable.get(c.invoiceId) ?? 0) >= c.amount && invoiceById.get(c.invoiceId)!.currency === item.currency) {
         plan.certain.push({ invoiceId: c.invoiceId, amount: c.amount, matchedBy: by, collectionId: c.id, confirmed: false });
-        unpaid.set(c.invoiceId, unpaid.get(c.invoiceId)! - c.amount);
+        unpaid.set(c.invoiceId, Math.max(0, unpaid.get(c.invoiceId)! - c.amount));
+        collectable.set(c.invoiceId, collectable.get(c.invoiceId)! - c.amount);
         plan.remainder -= c.amount;
         settled.add(c.id);
         return;
@@ -271,12 +281,17 @@ export function planBankMatching(input: MatchInput): ItemPlan[] {
     plan.named = [...named.values()].sort(byDueDate);
     if (plan.named.length === 0) return;
     const total = plan.named.reduce((s, inv) => s + unpaid.get(inv.id)!, 0);
-    if (total !== plan.remainder) return;
+    // What the dunning letters asked for (open amounts and fees) pays the fees too.
+    const fees = plan.named.reduce((s, inv) => s + (feesLeft.get(inv.id) ?? 0), 0);
+    const withFees = fees > 0 && total + fees === plan.remainder;
+    if (total !== plan.remainder && !withFees) return;
     // A debit or charge of one of them is on its way: paying it now would let that collect it again.
     if (plan.named.some((inv) => inv.collecting)) return;
     for (const inv of plan.named) {
-      plan.certain.push({ invoiceId: inv.id, amount: unpaid.get(inv.id)!, matchedBy: 'reference', collectionId: null, confirmed: false });
+      const fee = withFees ? (feesLeft.get(inv.id) ?? 0) : 0;
+      plan.certain.push({ invoiceId: inv.id, amount: unpaid.get(inv.id)! + fee, matchedBy: 'reference', collectionId: null, confirmed: false });
       unpaid.set(inv.id, 0);
+      feesLeft.set(inv.id, 0);
     }
     plan.remainder = 0;
     plan.named = [];
@@ -294,12 +309,15 @@ export function planBankMatching(input: MatchInput): ItemPlan[] {
     const paid = c.invoiceId !== null && ((c.status === 'succeeded' && c.paidOnInvoice) || settled.has(c.id));
     // A debit that never paid its invoice, whose invoice was paid by something else meanwhile: was
     // that the debit's own money (a batch credit assigned by hand)? Only a person can tell.
-    const owes = c.invoiceId === null ? 0 : unpaid.has(c.invoiceId) ? unpaid.get(c.invoiceId)! : c.invoiceUnpaid;
+    const owes = c.invoiceId === null ? 0 : collectable.has(c.invoiceId) ? collectable.get(c.invoiceId)! : c.invoiceUnpaid;
     const review = c.givenBack > 0 || (!paid && c.invoiceId !== null && owes < c.amount);
     const unpay = paid && !review;
     plan.returns.push({ collectionId: c.id, invoiceId: c.invoiceId, amount: c.amount, fee, reason: item.returnReason, matchedBy: by === 'mandate' ? 'mandate' : 'end_to_end', unpay, review });
     returned.add(c.id);
-    if (unpay && c.invoiceId && unpaid.has(c.invoiceId)) unpaid.set(c.invoiceId, unpaid.get(c.invoiceId)! + c.amount);
+    if (unpay && c.invoiceId && unpaid.has(c.invoiceId)) {
+      unpaid.set(c.invoiceId, unpaid.get(c.invoiceId)! + c.amount);
+      collectable.set(c.invoiceId, collectable.get(c.invoiceId)! + c.amount);
+    }
     if (!review) plan.remainder = 0;
   });
 

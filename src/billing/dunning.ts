@@ -1,3 +1,4 @@
+import { owedAmount } from './owed';
 // The dunning planner: given a tenant's overdue rules, an open invoice's dunning history and the
 // time, which document (if any) the next run makes. Pure: the caller loads the input and writes
 // the result (docs/decisions.md, Dunning). Amounts are integer minor units of the invoice currency.
@@ -86,7 +87,7 @@ export function ruleFee(rule: DunningRuleInput, currency: string): number {
  */
 export function nextDunningStep<R extends DunningRuleInput>(rules: readonly R[], h: DunningHistory, now: Date): DunningStep<R> | null {
   const owed = h.grossAmount - h.creditedAmount;
-  const open = owed - h.paidAmount;
+  const open = owedAmount(h);
   if (open <= 0) return null;
   const sorted = [...rules].sort((a, b) => a.level - b.level);
   const latest = h.documents.reduce<DunningHistory['documents'][number] | null>((top, d) => (!top || d.level > top.level ? d : top), null);

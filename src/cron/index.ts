@@ -5,6 +5,7 @@ import { carts, idempotencyKeys, invoices, subscriptions, tenants } from '../db/
 import { sweepSubscriptions } from '../services/subscriptions/sweep';
 import { importRates } from '../services/billing/exchange-rates';
 import { createServiceContext, platformPorts } from '../services/context';
+import { openSql } from '../services/invoices/status';
 import { sweepDeliveries } from '../events/publish';
 import { purgeOldEvents } from '../events/retention';
 import { sweepUnrendered } from '../services/documents/jobs';
@@ -91,7 +92,7 @@ export async function dispatchDunning(env: Env, sweep: ShardSweep): Promise<numb
     .innerJoin(tenants, eq(tenants.id, invoices.tenantId))
     .where(
       and(
-        inArray(invoices.status, ['STATUS_UNPAID', 'STATUS_REMINDED']),
+        openSql('invoices'),
         eq(invoices.dunningDisabled, false),
         isNotNull(invoices.dueDate),
         sql`${invoices.dueDate} < COALESCE(${tenants.testClockNow}, ${systemNow().toISOString()})`,

@@ -58,6 +58,15 @@ function maxBodyBytes(method: string, path: string, document: (typeof DOCUMENT_B
   return LARGE_JSON_BODIES.find((b) => b.method === method && b.path === path)?.maxBytes ?? MAX_BODY_BYTES;
 }
 
+/** The same request with the body `{}` sent as application/json (its other headers kept). */
+function asEmptyJson(raw: Request): Request {
+  const headers = new Headers(raw.headers);
+  headers.set('Content-Type', 'application/json');
+  headers.delete('Content-Length');
+  headers.delete('Transfer-Encoding');
+  return new Request(raw.url, { method: raw.method, headers, body: '{}' });
+}
+
 /**
  * Reads and checks the body once for every route: size (413), media type (415), nesting depth and
  * JSON syntax (400), Unicode (422), so validators only ever see well-formed JSON and the
@@ -86,7 +95,11 @@ export const bodyGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
     // No body is an empty object, whatever the Content-Type says: clients (the n8n node) send
     // bodiless actions (pause, archive) with `Content-Type: application/json`, and the validators
     // would otherwise try to parse the empty text. A route with required fields reports them as
-    // 422 violations. Hono keeps the read body as a promise in `bodyCache` and parses JSON from it.
+    // 422 violations. The request itself becomes a JSON `{}` too: the route validators judge the
+    // media type by the header (a missing one with `Content-Length: 0`, or an empty form post, was
+    // a 415 there), so every route sees one and the same empty request (docs/decisions.md, HTTP
+    // conventions, "No body is {}"). Hono keeps the read body in `bodyCache` and parses JSON from it.
+    c.req.raw = asEmptyJson(c.req.raw);
     (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve('{}');
     c.set('rawBody', undefined);
     return next();

@@ -1,6 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { and, eq, inArray, max } from 'drizzle-orm';
+import { and, eq, max } from 'drizzle-orm';
 import { formatNumber } from '../billing/numbering';
 import { isGuardFailure, isUniqueViolation, type Db } from '../db/client';
 import { DIRECTORY_CACHE_MS, openTenant, tenantDb, TenantMovingError } from '../db/directory';
@@ -10,6 +10,7 @@ import type { Env } from '../env';
 import { createServiceContext, type ServiceContext } from '../services/context';
 import type { DunningIssueRequest, DunningIssueResult, FinalizeRequest, FinalizeResult, NumberedDocument, Numbering, OfferIssueRequest, OfferIssueResult } from '../services/ports/numbering';
 import { offerIssueStatements } from '../services/offers/numbering';
+import { openSql } from '../services/invoices/status';
 import { tenantNow } from '../lib/clock';
 import { continueRun, createRun, getRun, renderRun, type RunBudget } from '../services/billing/runs';
 import { newId } from '../lib/ids';
@@ -162,7 +163,7 @@ export class TenantObject extends DurableObject<Env> implements TenantObjectApi 
             id: req.invoiceId,
             expectedUpdatedAt: req.expectedUpdatedAt,
             set: req.invoiceSet,
-            where: inArray(invoices.status, ['STATUS_UNPAID', 'STATUS_REMINDED']),
+            where: openSql('invoices'),
           }),
           ...req.events.map((e) => db.insert(events).values({ ...e, tenantId: req.tenantId, data: fillNumber(e.data, number, true) })),
         ],

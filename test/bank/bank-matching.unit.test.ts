@@ -50,6 +50,31 @@ interface Case {
 
 const cases: Case[] = [
   {
+    name: 'a collection sent before a credit note: its money pays the invoice up to gross − paid (the credit note owes the rest back)',
+    items: [item('b1', 11900, { endToEndId: 'E2E-c1' })],
+    invoices: [invoice('i1', 'RE-0000000001', 9900, '2026-03-01', { collectable: 11900 })],
+    collections: [collection('c1', 'i1', 11900)],
+    expected: [{ status: 'STATUS_BOOKED', certain: [{ invoiceId: 'i1', amount: 11900, matchedBy: 'end_to_end', collectionId: 'c1', confirmed: false }], remainder: 0 }],
+  },
+  {
+    name: 'what the dunning letter asks (open amount + fee) naming the invoice: certain, the fee paid with it',
+    items: [item('b1', 12400, { text: 'Mahnung RE-0000000001' })],
+    invoices: [invoice('i1', 'RE-0000000001', 11900, '2026-03-01', { fees: 500 })],
+    expected: [{ status: 'STATUS_BOOKED', certain: [ref('i1', 12400)], suggestions: [], remainder: 0 }],
+  },
+  {
+    name: 'the open amount alone of an invoice with a fee is certain too (the fee is not asked of a transfer)',
+    items: [item('b1', 11900, { text: 'RE-0000000001' })],
+    invoices: [invoice('i1', 'RE-0000000001', 11900, '2026-03-01', { fees: 500 })],
+    expected: [{ status: 'STATUS_BOOKED', certain: [ref('i1', 11900)], suggestions: [], remainder: 0 }],
+  },
+  {
+    name: 'more than open amount + fee: a suggestion of what is owed, the rest stays on the line',
+    items: [item('b1', 12401, { text: 'RE-0000000001' })],
+    invoices: [invoice('i1', 'RE-0000000001', 11900, '2026-03-01', { fees: 500 })],
+    expected: [{ status: 'STATUS_MANUAL_MATCHING_REQUIRED', certain: [], suggestions: [ref('i1', 11900)], remainder: 12401 }],
+  },
+  {
     name: 'two invoice numbers, the amount covers both exactly: certain, oldest due first',
     items: [item('b1', 17850, { text: 'Rechnungen RE 0000000002 und RE-0000000001' })],
     invoices: [RE2, RE1],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { countRows, eventsOf, expectStatus, get, query, type TestTenant } from '../support/api';
-import { createTenant } from '../support/builders';
+import { countedStatus, createTenant } from '../support/builders';
 import { OWN_XML } from '../fixtures/camt/fixtures';
 import type { BankItem } from '../../src/documents/camt';
 import { importBankItems } from '../../src/services/bank/import';
@@ -29,7 +29,7 @@ async function owed(t: TestTenant, s: Scenario) {
   const out: Record<number, string> = {};
   for (const n of Object.keys(s.inv).map(Number)) {
     const res = await get(t, `/invoices/${s.inv[n]!.id}`);
-    out[n] = `${res.body.status} ${res.body.unpaidAmount.amount}`;
+    out[n] = `${countedStatus(res.body)} ${res.body.unpaidAmount.amount}`;
   }
   return out;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { api, countRows, del, eventsOf, expectProblem, expectStatus, get, post, put, query, type TestTenant } from '../support/api';
-import { createTenant, keyWith } from '../support/builders';
+import { countedStatus, createTenant, keyWith } from '../support/builders';
 import { OWN_XML } from '../fixtures/camt/fixtures';
 import { importCamt, ownStatementScenario, type Scenario } from './builders';
 
@@ -29,7 +29,7 @@ async function imported(): Promise<{ t: TestTenant; s: Scenario; line: (text: st
 
 const unpaid = async (t: TestTenant, id: string) => {
   const inv = (await get(t, `/invoices/${id}`)).body;
-  return `${inv.status} ${inv.unpaidAmount.amount}`;
+  return `${countedStatus(inv)} ${inv.unpaidAmount.amount}`;
 };
 
 describe('accepting suggestions', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { api, countRows, del, eventsOf, expectProblem, expectStatus, get, post, put, query, type TestTenant, dbOf } from '../support/api';
-import { created, createCustomer, createTenant } from '../support/builders';
+import { countedStatus, created, createCustomer, createTenant } from '../support/builders';
 import { finalizedInvoice, line } from '../documents/builders';
 import { OTHER_IBAN, sepaFileTransactions, sepaTenant } from '../payments/builders';
 import { camt053, type CamtEntry } from '../payments/camt';
@@ -33,7 +33,7 @@ function returnXml(id: string, e2e: string, gross: string, fee: string, reason =
 
 const owed = async (t: TestTenant, id: string) => {
   const inv = (await get(t, `/invoices/${id}`)).body;
-  return `${inv.status} ${inv.unpaidAmount.amount}`;
+  return `${countedStatus(inv)} ${inv.unpaidAmount.amount}`;
 };
 
 const tx = async (t: TestTenant, id: string) => (await get(t, `/transactions/${id}`)).body;

@@ -19,7 +19,7 @@
 //   instant) bills the first period.
 import { expect } from 'vitest';
 import { api, get, post, put, query, type TestTenant, everyShard } from '../support/api';
-import { created, createTenant, ok, tick } from '../support/builders';
+import { countedStatus, created, createTenant, ok, tick } from '../support/builders';
 
 // ---------------------------------------------------------------------------------------------
 // Time
@@ -156,7 +156,7 @@ export function shape(inv: any): Shape {
   if (orphans.length) all.push({ name: '(positions without a header)', lines: orphans.sort(byPeriodThenNet) });
   return {
     number: inv.number,
-    status: inv.status,
+    status: countedStatus(inv),
     creationDate: inv.creationDate,
     currency: inv.currencyCode,
     groups: all,

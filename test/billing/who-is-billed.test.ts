@@ -72,7 +72,7 @@ describe('who is billed, and how', () => {
     // Approval finalizes: numbers are taken in the order of approval, without gaps.
     await tick(t, local('2025-02-03'));
     const second = await ok(post(t, `/invoices/${drafts[1].id}/approve`));
-    expect(second).toMatchObject({ number: 'RE-0000000003', status: 'STATUS_UNPAID', finalizationDate: local('2025-02-03') });
+    expect(second).toMatchObject({ number: 'RE-0000000003', status: 'STATUS_FINALIZING', finalizationDate: local('2025-02-03') });
     const first = await ok(post(t, `/invoices/${drafts[0].id}/approve`));
     expect(first.number).toBe('RE-0000000004');
     expectStatus(await post(t, `/invoices/${drafts[0].id}/approve`), 409);

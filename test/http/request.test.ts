@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { api, countRows, expectProblem, get, patch, violations } from '../support/api';
 import { createCustomer, createTenant } from '../support/builders';
+import { draft, line } from '../invoices/builders';
 
 // The body guard every route shares (src/http/request.ts): media types, bodiless requests as real
 // clients send them (the n8n node), nesting depth and Unicode.
@@ -71,6 +72,60 @@ describe('bodiless requests with Content-Type: application/json', () => {
     expect((await api(`/customers/${c.id}`, { token: t.key, contentType: 'application/json' })).status).toBe(200);
     expect((await api('/customers?limit=1', { token: t.key, contentType: 'application/json' })).status).toBe(200);
     expect((await api(`/customers/${c.id}`, { method: 'DELETE', token: t.key, contentType: 'application/json' })).status).toBe(204);
+  });
+});
+
+// How clients send an action without fields: nothing at all (curl -X POST, fetch without a body),
+// an empty body with a length or a type, or `{}`. Every action route answers them alike.
+const BODILESS: { name: string; opts: { rawBody?: string; contentType?: string; headers?: Record<string, string> } }[] = [
+  { name: 'no body, no Content-Type', opts: {} },
+  { name: 'no body with Content-Length: 0', opts: { headers: { 'Content-Length': '0' } } },
+  { name: 'an empty body as application/json', opts: { rawBody: '', contentType: 'application/json' } },
+  { name: 'an empty form post (curl -d "")', opts: { rawBody: '', contentType: 'application/x-www-form-urlencoded' } },
+  { name: '{} as application/json', opts: { rawBody: '{}', contentType: 'application/json' } },
+];
+
+/** POST and PUT routes that act on a resource (`/…/{id}/verb`) and need no body. */
+async function actionRoutes(): Promise<{ method: string; path: string }[]> {
+  const doc = (await api('/openapi.json')).body;
+  return Object.entries(doc.paths as Record<string, Record<string, { requestBody?: { required?: boolean } }>>).flatMap(([path, ops]) =>
+    (['post', 'put'] as const)
+      .filter((m) => ops[m] && /\}\/[a-z-]+$/.test(path) && !path.startsWith('/gateway-webhooks/') && ops[m]!.requestBody?.required !== true)
+      .map((m) => ({ method: m.toUpperCase(), path: path.replace(/\{[^}]+\}/g, 'no-such-id') })),
+  );
+}
+
+describe('action routes take no body', () => {
+  it.each(BODILESS)('every action route reads $name as {}: never 415 or 400', async ({ opts }) => {
+    const t = await createTenant();
+    const routes = await actionRoutes();
+    expect(routes.map((r) => r.path)).toEqual(expect.arrayContaining(['/invoices/no-such-id/finalize', '/invoices/no-such-id/cancel', '/subscriptions/no-such-id/activate']));
+    for (const { method, path } of routes) {
+      const res = await api(path, { method, token: t.key, ...opts });
+      expect([400, 415], `${method} ${path}: ${JSON.stringify(res.body)}`).not.toContain(res.status);
+      expect(res.status, `${method} ${path}`).toBeLessThan(500);
+    }
+  });
+
+  it.each(BODILESS)('finalizes and cancels an invoice with $name', async ({ opts }) => {
+    const t = await createTenant();
+    const c = await createCustomer(t);
+    const d = await draft(t, c.id, [line('10.00')]);
+    const fin = await api(`/invoices/${d.id}/finalize`, { method: 'POST', token: t.key, ...opts });
+    expect(fin.status, JSON.stringify(fin.body)).toBe(201);
+    expect(fin.body.number).toMatch(/^RE-/);
+    const cancel = await api(`/invoices/${d.id}/cancel`, { method: 'POST', token: t.key, ...opts });
+    expect(cancel.status, JSON.stringify(cancel.body)).toBe(200);
+    expect(cancel.body.status).toBe('STATUS_CANCELLED');
+  });
+
+  it('still refuses a body in another media type (415), and a finalize body is still validated', async () => {
+    const t = await createTenant();
+    const c = await createCustomer(t);
+    const d = await draft(t, c.id, [line('10.00')]);
+    expectProblem(await api(`/invoices/${d.id}/finalize`, { method: 'POST', token: t.key, rawBody: '{"dueDate":null}', contentType: 'text/plain' }), 415);
+    expect(violations(await api(`/invoices/${d.id}/finalize`, { method: 'POST', token: t.key, body: { due: 1 } }))).toEqual(['due: unknown_field']);
+    expect((await get(t, `/invoices/${d.id}`)).body.status).toBe('STATUS_DRAFT');
   });
 });
 

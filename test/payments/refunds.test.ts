@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { api, countRows, expect422, get, post, query, type TestTenant } from '../support/api';
-import { createCustomer, createTenant, eventTypes, setClock } from '../support/builders';
+import { countedStatus, createCustomer, createTenant, eventTypes, setClock } from '../support/builders';
 import { finalizedInvoice, line } from '../documents/builders';
 import { testingMethod } from './builders';
 
@@ -25,12 +25,12 @@ async function paidInvoice(positions: unknown[] = [line('100.00')], token = 'tes
 const refund = (t: TestTenant, id: string, body: unknown = {}) => api(`/transactions/${id}/refund`, { token: t.key, method: 'POST', body });
 
 async function refundDocuments(t: TestTenant, invoiceId: string) {
-  return query<{ number: string; gross_amount: number; net_amount: number; tax_amount: number; status: string }>(
+  return query<{ number: string; gross_amount: number; net_amount: number; tax_amount: number; status: string; paid_amount: number }>(
     t,
-    "SELECT number, gross_amount, net_amount, tax_amount, status FROM invoices WHERE tenant_id = ? AND referenced_invoice_id = ? AND type = 'TYPE_REFUND' ORDER BY number_seq",
+    "SELECT number, gross_amount, net_amount, tax_amount, status, paid_amount FROM invoices WHERE tenant_id = ? AND referenced_invoice_id = ? AND type = 'TYPE_REFUND' ORDER BY number_seq",
     t.id,
     invoiceId,
-  );
+  ).then((rows) => rows.map(({ paid_amount, ...r }) => ({ ...r, status: countedStatus({ status: r.status, grossAmount: r.gross_amount, paidAmount: paid_amount }) })));
 }
 
 describe('POST /transactions/{id}/refund', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { api, countRows, download, eventsOf, expect422, expectProblem, expectStatus, get, ids, post, put, query, unique, type TestTenant, dbOf } from '../support/api';
-import { created, createCustomer, createTenant, ok, setClock } from '../support/builders';
+import { countedStatus, created, createCustomer, createTenant, ok, setClock } from '../support/builders';
 import { finalizedInvoice, line, SETTINGS } from '../documents/builders';
 import { BIC, CREDITOR_ID, IBAN, OTHER_IBAN, paymentSettings, sepaMethod, testingMethod } from './builders';
 import { validateSepa } from '../support/oracles';
@@ -133,7 +133,7 @@ describe('POST /sepa-xml: direct debits', () => {
       expect(more).toEqual([]);
       expect(tx).toMatchObject({ status: 'processing', sepa_file_id: file.id, reference_id: invoice.number, sepa_sequence_type: 'FRST', collection_date: TUESDAY, attempt: 1 });
       expect((tx!.amount / 100).toFixed(2)).toBe(amount);
-      expect((await ok(get(t, `/invoices/${invoice.id}`))).status).toBe('STATUS_UNPAID');
+      expect(countedStatus(await ok(get(t, `/invoices/${invoice.id}`)))).toBe('STATUS_UNPAID');
     }
     for (const other of [paid, cardInvoice, revokedInvoice, toldToTransfer]) expect(await liveDebits(t, other.id)).toEqual([]);
     const [used] = await query<{ mandate_first_used_at: string | null }>(t, 'SELECT mandate_first_used_at FROM payment_methods WHERE id = ?', erika.method.id);

@@ -104,3 +104,19 @@ export async function flatMonthlyFee(t: TestTenant, amount: string, name: string
   const price = await make('/price-plans', { product: product.id, calculationType: 'flat_fee', currencyCode: 'EUR', price: { amount }, billingInterval: '1M' });
   return { product, price };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Invoice status
+
+/**
+ * The status an invoice counts as: one still STATUS_FINALIZING (its files render in the
+ * background, docs/decisions.md, Invoices and billing, "Document state") as the status the render
+ * gives it — paid when nothing of its gross is left, else unpaid. Tests about amounts and billing
+ * read this, so the render's progress does not decide them; test/invoices/document-state.test.ts
+ * is about the state itself.
+ */
+export function countedStatus(inv: { status: string; grossAmount: number | { amount: string }; paidAmount?: number; unpaidAmount?: { amount: string } }): string {
+  if (inv.status !== 'STATUS_FINALIZING') return inv.status;
+  if (inv.unpaidAmount) return Number(inv.unpaidAmount.amount) === 0 ? 'STATUS_PAID' : 'STATUS_UNPAID';
+  return (inv.paidAmount ?? 0) >= Number(inv.grossAmount) ? 'STATUS_PAID' : 'STATUS_UNPAID';
+}

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { publishOutbox } from '../../src/events/publish';
 import { binding, shardNames } from '../../src/db/shards';
 import { api, expectStatus, get, put, query } from '../support/api';
-import { createCustomer, createTenant, flatMonthlyFee, ok } from '../support/builders';
+import { countedStatus, createCustomer, createTenant, flatMonthlyFee, ok } from '../support/builders';
 import { consume, deliveries, fake, hook, useFakeReceiver } from '../webhooks/receiver';
 
 // Billing and webhooks on each shard: the test clock's billing run in the TenantObject, the numbers
@@ -24,7 +24,7 @@ describe.each(shardNames(env))('a tenant on %s', (shard) => {
 
     const invoices = (await ok(get(t, `/invoices?subscription=${s.id}&order[creationDate]=asc`))).data as { number: string; status: string; grossAmount: { amount: string } }[];
     // 20.00 a month in advance, 19 % VAT; the test clock's dunning run reminded the two overdue ones.
-    expect(invoices.map((i) => [i.number, i.status, i.grossAmount.amount])).toEqual([
+    expect(invoices.map((i) => [i.number, countedStatus(i), i.grossAmount.amount])).toEqual([
       ['RE-0000000001', 'STATUS_REMINDED', '23.80'],
       ['RE-0000000002', 'STATUS_REMINDED', '23.80'],
       ['RE-0000000003', 'STATUS_UNPAID', '23.80'],

@@ -6,7 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { publishOutbox } from '../../src/events/publish';
 import { EVENT_CATALOGUE } from '../../src/events/catalogue';
 import { api, query, violations, type TestTenant, dbOf, everyShard } from '../support/api';
-import { createCustomer, createTenant, flatMonthlyFee, keyWith } from '../support/builders';
+import { countedStatus, createCustomer, createTenant, flatMonthlyFee, keyWith } from '../support/builders';
 import { consume, deliveries, fake, hook, standardHeaders, useFakeReceiver } from './receiver';
 
 // Webhooks: the resource, delivery of the outbox (signed, retried, in order, per tenant) through the
@@ -259,8 +259,8 @@ describe('cron', () => {
       timeout: 10_000,
       interval: 50,
     });
-    const invoices = await query<{ status: string; number: string }>(t, 'SELECT status, number FROM invoices WHERE tenant_id = ?', t.id);
-    expect(invoices).toEqual([{ status: 'STATUS_UNPAID', number: 'RE-0000000001' }]);
+    const invoices = await query<{ status: string; number: string; gross_amount: number; paid_amount: number }>(t, 'SELECT status, number, gross_amount, paid_amount FROM invoices WHERE tenant_id = ?', t.id);
+    expect(invoices.map((i) => ({ status: countedStatus({ status: i.status, grossAmount: i.gross_amount, paidAmount: i.paid_amount }), number: i.number }))).toEqual([{ status: 'STATUS_UNPAID', number: 'RE-0000000001' }]);
     expect(await query(t, 'SELECT status FROM billing_runs WHERE id = ?', scheduled[0]!.id)).toEqual([{ status: 'completed' }]);
     // The alarm published the run's events for the webhook as it finished.
     await consume();

@@ -67,6 +67,8 @@ export const invoices = sqliteTable(
     // The number ranges: one per document type, never a number twice.
     uniqueIndex('invoices_number_seq_uq').on(t.tenantId, t.type, t.numberSeq),
     uniqueIndex('invoices_usage_token_uq').on(t.usageToken),
+    // What credit notes took off an invoice, asked for by every open-amount query (docs/decisions.md, Invoices and billing, "What is owed").
+    index('invoices_referenced_idx').on(t.tenantId, t.referencedInvoiceId),
     // The render sweeper: finalized documents still without a file.
     index('invoices_unrendered_idx').on(t.fileId, t.finalizationDate),
   ],
@@ -143,6 +145,12 @@ export const invoicePayments = sqliteTable(
     feeAmount: integer('fee_amount'),
     /** The transaction (gateway charge, SEPA debit, bank match) behind the payment; null for one recorded by hand. */
     transactionId: text('transaction_id'),
+    /**
+     * What the same payment paid of the invoice's dunning fees beyond `amount` (minor units, no VAT:
+     * damages, not a supply); `amount` alone is what counts toward the invoice (docs/decisions.md,
+     * Dunning, "Fees are receivable").
+     */
+    dunningFeeAmount: integer('dunning_fee_amount').notNull().default(0),
   },
   (t) => [index('invoice_payments_invoice_idx').on(t.tenantId, t.invoiceId)],
 );

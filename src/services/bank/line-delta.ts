@@ -5,8 +5,9 @@ import type { bankAccountTransactionAssignments, events, invoicePayments, transa
 import { EVENT_VERSION, type EventType } from '../../events/catalogue';
 import { newId } from '../../lib/ids';
 import type { ServiceContext } from '../context';
-import { OPEN } from '../invoices/operations';
-import { paymentChange, unpaymentChange } from '../invoices/payments';
+import { isOpen } from '../invoices/status';
+import { collectableOf, paymentChange, receivableOf, unpaymentChange } from '../invoices/payments';
+import { owedOf } from '../invoices/owed';
 import { renderLoaded } from '../invoices/read';
 import type { InvoiceAggregate, InvoiceRow } from '../invoices/render';
 import { newTransactionRow, renderTransaction, type TransactionRow } from '../payments/transaction-render';
@@ -68,7 +69,7 @@ export interface LineDelta {
 }
 
 /** What an invoice still owes (0 unless it is open). */
-const owes = (agg: InvoiceAggregate) => (OPEN.includes(agg.row.status) ? Math.max(0, agg.row.grossAmount - agg.row.paidAmount) : 0);
+const owes = (agg: InvoiceAggregate) => (isOpen(agg.row) ? owedOf(agg) : 0);
 
 /**
  * The key of a bank-transfer payment: the line and the invoice, so a request repeated (or two
@@ -127,7 +128,7 @@ export function lineDelta(ctx: ServiceContext, state: ApplyState, work: ItemWork
       continue;
     }
     const agg = invoice(a.invoiceId);
-    if (!agg || !OPEN.includes(agg.row.status) || agg.row.currencyCode !== row.currencyCode || agg.row.grossAmount - agg.row.paidAmount < a.amount) return null;
+    if (!agg || !isOpen(agg.row) || agg.row.currencyCode !== row.currencyCode || (a.collectionId ? collectableOf(agg) : receivableOf(agg)) < a.amount) return null;
     let txId: string;
     if (a.collectionId) {
       const c = collection(a.collectionId);
@@ -167,7 +168,7 @@ export function lineDelta(ctx: ServiceContext, state: ApplyState, work: ItemWork
       feeAmount: fee || null,
       transactionId: txId,
     };
-    const paid = paymentChange(ctx, agg, record);
+    const paid = paymentChange(ctx, agg, record, 'amount', { collected: a.collectionId !== null });
     d.payments.push(paid.payment);
     d.settlements.push(...paid.settlement);
     change(agg, paid.changes, paid.events);

@@ -9,9 +9,12 @@ import { insertEvent } from '../../events/outbox';
 import { ApiError, Violations } from '../../http/errors';
 import { newId } from '../../lib/ids';
 import type { ServiceContext } from '../context';
-import { OPEN } from '../invoices/operations';
+import { isOpen } from '../invoices/status';
 import { unpaymentChange } from '../invoices/payments';
 import { loadInvoice } from '../invoices/read';
+import { owedOf } from '../invoices/owed';
+import type { InvoiceAggregate } from '../invoices/render';
+import { receivableOf } from '../invoices/payments';
 import { commitInvoiceChange } from '../invoices/write';
 import { renderTransaction, type TransactionRow } from '../payments/transaction-render';
 import { applyPlans, loadInvoiceAggregates, type ItemWork } from './apply';
@@ -62,7 +65,7 @@ export async function acceptSuggestions(ctx: ServiceContext, ids: string[] | und
     ctx.db.select().from(bankAccountTransactions).where(tenantRowsById(bankAccountTransactions, ctx.tenant.id, lineIds)),
     loadInvoiceAggregates(ctx, [...new Set(suggested.map((s) => s.invoiceId))]),
   ]);
-  const owed = new Map([...invoices].map(([id, agg]) => [id, OPEN.includes(agg.row.status) ? agg.row.grossAmount - agg.row.paidAmount : 0]));
+  const owed = new Map([...invoices].map(([id, agg]) => [id, isOpen(agg.row) ? receivableOf(agg) : 0]));
   let accepted = 0;
   let dropped = 0;
   const works: ItemWork[] = lines.map((row) => {
@@ -104,7 +107,7 @@ export async function assignInvoices(ctx: ServiceContext, lineId: string, invoic
     const agg = invoices.get(id);
     if (invoiceIds.indexOf(id) !== i) v.add(at, 'The invoice is named twice.', 'duplicate');
     else if (!agg) v.add(at, 'No such invoice.', 'not_found');
-    else if (!OPEN.includes(agg.row.status) || agg.row.grossAmount <= agg.row.paidAmount) v.add(at, `The invoice is not open for payment (status ${agg.row.status}).`, 'not_open');
+    else if (!isOpen(agg.row) || owedOf(agg) <= 0) v.add(at, `The invoice is not open for payment (status ${agg.row.status}).`, 'not_open');
     else if (agg.row.currencyCode !== row.currencyCode) v.add(at, `The invoice is in ${agg.row.currencyCode}, the bank account transaction in ${row.currencyCode}.`, 'currency_mismatch');
     else if (existing.some((e) => e.invoiceId === id && e.status === 'accepted')) v.add(at, 'The invoice is assigned to this bank account transaction already; remove that assignment first.', 'already_assigned');
   });
@@ -112,7 +115,8 @@ export async function assignInvoices(ctx: ServiceContext, lineId: string, invoic
   const ordered = invoiceIds.map((id) => invoices.get(id)!).sort((x, y) => byDueDate(openOf(x), openOf(y)));
   const { parts } = spreadAmount(
     row.amount - row.assignedAmount,
-    ordered.map((agg) => ({ id: agg.row.id, unpaid: agg.row.grossAmount - agg.row.paidAmount })),
+    // A line that covers them pays their dunning fees too (paymentChange).
+    ordered.map((agg) => ({ id: agg.row.id, unpaid: receivableOf(agg) })),
   );
   const certain = parts.map((p): PlannedAssignment => ({ invoiceId: p.invoiceId, amount: p.amount, matchedBy: 'manual', collectionId: null, confirmed: false }));
   const suggestions = existing.filter((e) => e.status === 'suggested');
@@ -120,12 +124,12 @@ export async function assignInvoices(ctx: ServiceContext, lineId: string, invoic
   return getBankTransaction(ctx, row.id);
 }
 
-const openOf = (agg: { row: { id: string; number: string | null; customerId: string; currencyCode: string; grossAmount: number; paidAmount: number; dueDate: string | null } }) => ({
+const openOf = (agg: InvoiceAggregate) => ({
   id: agg.row.id,
   number: agg.row.number,
   customerId: agg.row.customerId,
   currency: agg.row.currencyCode,
-  unpaid: agg.row.grossAmount - agg.row.paidAmount,
+  unpaid: owedOf(agg),
   dueDate: agg.row.dueDate,
 });
 
@@ -150,17 +154,22 @@ export async function createAssignment(ctx: ServiceContext, input: AssignmentInp
   const agg = invoices.get(input.invoice);
   if (!agg) throw ApiError.violation('invoice', 'No such invoice.', 'not_found');
   const currency = row.currencyCode;
-  const unpaid = agg.row.grossAmount - agg.row.paidAmount;
+  const unpaid = owedOf(agg);
+  // What the line may pay: the open amount and the open dunning fees (paymentChange).
+  const receivable = receivableOf(agg);
   const left = row.amount - row.assignedAmount;
   const v = new Violations();
-  if (!OPEN.includes(agg.row.status) || unpaid <= 0) v.add('invoice', `The invoice is not open for payment (status ${agg.row.status}).`, 'not_open');
+  if (!isOpen(agg.row) || unpaid <= 0) v.add('invoice', `The invoice is not open for payment (status ${agg.row.status}).`, 'not_open');
   else if (agg.row.currencyCode !== currency) v.add('invoice', `The invoice is in ${agg.row.currencyCode}, the bank account transaction in ${currency}.`, 'currency_mismatch');
   if (existing.some((e) => e.invoiceId === agg.row.id && e.status === 'accepted')) v.add('invoice', 'The invoice is assigned to this bank account transaction already.', 'already_assigned');
-  const amount = input.amount === null ? Math.min(left, unpaid) : minorUnits(v, 'amount', input.amount, currency);
+  const amount = input.amount === null ? Math.min(left, receivable) : minorUnits(v, 'amount', input.amount, currency);
   const fee = input.fee === null ? 0 : minorUnits(v, 'fee', input.fee, currency, true);
   if (amount !== null && input.amount !== null) {
     if (amount > left) v.add('amount', `Exceeds what is left of the bank account transaction (${fromMinorUnits(left, currency).toFixed(currencyScale(currency))} ${currency}).`, 'exceeds_remainder');
-    if (amount > unpaid && unpaid > 0) v.add('amount', `Exceeds the unpaid amount of the invoice (${fromMinorUnits(unpaid, currency).toFixed(currencyScale(currency))} ${currency}).`, 'overpayment');
+    if (amount > receivable && unpaid > 0) {
+      const fees = receivable - unpaid;
+      v.add('amount', `Exceeds the unpaid amount of the invoice (${fromMinorUnits(unpaid, currency).toFixed(currencyScale(currency))} ${currency}${fees > 0 ? ` plus dunning fees of ${fromMinorUnits(fees, currency).toFixed(currencyScale(currency))}` : ''}).`, 'overpayment');
+    }
   }
   v.throwIfAny();
   const suggestion = existing.find((e) => e.invoiceId === agg.row.id && e.status === 'suggested');
@@ -240,7 +249,13 @@ export async function deleteAssignment(ctx: ServiceContext, id: string): Promise
     throw ApiError.conflict('The payment is refunded (in part, or a refund is on its way); it can no longer be unassigned.', 'not-removable');
   }
   const before = await loadInvoice(ctx, assignment.invoiceId);
-  const taken = unpaymentChange(before, assignment.amount);
+  // Only the invoice's part of the payment comes off paidAmount: the rest had paid dunning fees
+  // (invoice_payments.dunning_fee_amount).
+  const [booked] = await ctx.db
+    .select({ amount: sql<number>`coalesce(sum(${invoicePayments.amount}), 0)`.mapWith(Number) })
+    .from(invoicePayments)
+    .where(and(eq(invoicePayments.tenantId, ctx.tenant.id), eq(invoicePayments.transactionId, tx.id)));
+  const taken = unpaymentChange(before, booked?.amount ?? assignment.amount);
   const nowIso = ctx.now.toISOString();
   const failed: TransactionRow = { ...tx, status: 'failed', failReason: 'assignment_removed', updatedAt: nowIso };
   await commitInvoiceChange(ctx, before, taken.changes, taken.events, {

@@ -3,7 +3,8 @@ import { normalizeIban, planBankMatching, type Collection, type MatchItem, type 
 import { inJson, outer } from '../../db/client';
 import { bankAccountTransactionAssignments, bankAccountTransactions, invoices, paymentMethods, transactions } from '../../db/schema';
 import type { ServiceContext } from '../context';
-import { OPEN } from '../invoices/operations';
+import { openSql } from '../invoices/status';
+import { owedSql } from '../invoices/owed';
 import { applyPlans, withRefunds, type CollectionState } from './apply';
 import { settlePayouts } from './payouts';
 import type { BankRow } from './read';
@@ -37,14 +38,15 @@ async function openInvoices(ctx: ServiceContext): Promise<OpenInvoice[]> {
       number: invoices.number,
       customerId: invoices.customerId,
       currency: invoices.currencyCode,
-      gross: invoices.grossAmount,
-      paid: invoices.paidAmount,
+      owed: owedSql(ctx.tenant.id, 'invoices').mapWith(Number),
+      collectable: sql<number>`max(0, ${invoices.grossAmount} - ${invoices.paidAmount})`.mapWith(Number),
+      fees: sql<number>`coalesce((SELECT sum(d.fee_amount) FROM dunning_documents d WHERE d.tenant_id = ${outer(invoices.tenantId)} AND d.invoice_id = ${outer(invoices.id)} AND d.status = 'open'), 0)`.mapWith(Number),
       dueDate: invoices.dueDate,
       collecting: sql<number>`EXISTS (SELECT 1 FROM transactions t WHERE t.tenant_id = ${outer(invoices.tenantId)} AND t.invoice_id = ${outer(invoices.id)} AND t.type = 'payment' AND t.status IN ('pending', 'processing', 'action_required'))`,
     })
     .from(invoices)
-    .where(and(eq(invoices.tenantId, ctx.tenant.id), inArray(invoices.status, OPEN), eq(invoices.type, 'TYPE_INVOICE'), gt(invoices.grossAmount, invoices.paidAmount)));
-  return rows.map((r) => ({ id: r.id, number: r.number, customerId: r.customerId, currency: r.currency, unpaid: r.gross - r.paid, dueDate: r.dueDate, collecting: Boolean(r.collecting) }));
+    .where(and(eq(invoices.tenantId, ctx.tenant.id), openSql('invoices'), eq(invoices.type, 'TYPE_INVOICE'), sql`${owedSql(ctx.tenant.id, 'invoices')} > 0`));
+  return rows.map((r) => ({ id: r.id, number: r.number, customerId: r.customerId, currency: r.currency, unpaid: r.owed, collectable: r.collectable, fees: r.fees, dueDate: r.dueDate, collecting: Boolean(r.collecting) }));
 }
 
 /**
@@ -60,7 +62,7 @@ async function namedCollections(ctx: ServiceContext, items: MatchItem[]): Promis
       row: transactions,
       mandate: paymentMethods.mandateReference,
       paid: sql<number>`EXISTS (SELECT 1 FROM invoice_payments p WHERE p.tenant_id = ${outer(transactions.tenantId)} AND p.invoice_id = ${outer(transactions.invoiceId)} AND p.transaction_id = ${outer(transactions.id)})`,
-      invoiceUnpaid: sql<number>`coalesce((SELECT CASE WHEN ${inJson(sql.raw('i.status'), OPEN)} THEN max(0, i.gross_amount - i.paid_amount) ELSE 0 END FROM invoices i WHERE i.tenant_id = ${outer(transactions.tenantId)} AND i.id = ${outer(transactions.invoiceId)}), 0)`,
+      invoiceUnpaid: sql<number>`coalesce((SELECT CASE WHEN ${openSql('i')} THEN max(0, i.gross_amount - i.paid_amount) ELSE 0 END FROM invoices i WHERE i.tenant_id = ${outer(transactions.tenantId)} AND i.id = ${outer(transactions.invoiceId)}), 0)`,
     })
     .from(transactions)
     .leftJoin(paymentMethods, and(eq(paymentMethods.tenantId, transactions.tenantId), eq(paymentMethods.id, transactions.paymentMethodId)))

@@ -34,6 +34,7 @@ import { setPaymentMethod as setSubscriptionPaymentMethod } from '../subscriptio
 import { currencyScale, formatDecimal, fromMinorUnits } from '../../billing/money';
 import { logError } from '../../lib/log';
 import { sendOrderConfirmation } from './confirmation-mail';
+import { effectiveStatus } from '../invoices/status';
 
 /** A confirm left in `confirming` this long (its worker died) may be taken over by a new one. */
 const STALE_CONFIRM_MS = 2 * 60 * 1000;
@@ -392,7 +393,7 @@ async function finish(ctx: ServiceContext, given: CartState): Promise<ConfirmCar
     if ((await collectAtCheckout(ctx, state, invoiceId)) === 'waiting') return waitForAuthentication(ctx, state, invoiceId);
   }
   const invoice = invoiceId ? await ctx.db.select().from(invoices).where(and(eq(invoices.tenantId, ctx.tenant.id), eq(invoices.id, invoiceId))).get() : undefined;
-  const paid = invoice?.status === 'STATUS_PAID';
+  const paid = invoice !== undefined && effectiveStatus(invoice) === 'STATUS_PAID';
   const details = [`subscription:${state.subscriptionId}`, ...(invoice ? [`invoice:${invoice.number ?? invoice.id}`] : [])];
   const completedAt = ctx.now.toISOString();
   const data = { cartId: state.id, checkoutLink: state.linkId, customer: state.customerId, subscription: state.subscriptionId, invoice: invoiceId };

@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { isGuardFailure, runBatch, type Db } from '../../db/client';
+import { inJson, isGuardFailure, rawStatement, runBatch, type Db } from '../../db/client';
 import { guardedBulkUpdate } from '../../db/commit';
 import { insertJsonRows } from '../../db/insert';
 import { events, invoices, media } from '../../db/schema';
@@ -16,6 +16,7 @@ import { logError, safeErrorMessage } from '../../lib/log';
 import type { ServiceContext } from '../context';
 import { loadInvoice, renderLoaded } from '../invoices/read';
 import type { InvoiceAggregate } from '../invoices/render';
+import { effectiveStatus, effectiveStatusSql } from '../invoices/status';
 import { safeFileName, storeFile, type MediaRow } from './media';
 import { documentModel } from './model';
 
@@ -132,7 +133,8 @@ export async function renderAndStoreFiles(ctx: ServiceContext, agg: InvoiceAggre
 /** The invoice as `invoice.updated` shows it once its files are recorded. */
 function withFiles(s: StoredDocument) {
   const { agg, files, renderError } = s;
-  return renderLoaded({ ...agg, row: { ...agg.row, fileId: files.file.id, xmlFileId: files.xml?.id ?? null, renderError }, media: [files.file, ...(files.xml ? [files.xml] : [])] });
+  const row = { ...agg.row, status: effectiveStatus(agg.row), fileId: files.file.id, xmlFileId: files.xml?.id ?? null, renderError };
+  return renderLoaded({ ...agg, row, media: [files.file, ...(files.xml ? [files.xml] : [])] });
 }
 
 /**
@@ -144,8 +146,15 @@ function withFiles(s: StoredDocument) {
 export function recordStatements(ctx: ServiceContext, stored: readonly StoredDocument[]): BatchItem<'sqlite'>[] {
   const updates = stored.map((s) => ({ id: s.agg.row.id, expected: null, set: { fileId: s.files.file.id, xmlFileId: s.files.xml?.id ?? null, renderError: s.renderError } }));
   const rows = stored.flatMap((s) => [s.files.file, ...(s.files.xml ? [s.files.xml] : [])]);
+  const ids = stored.map((s) => s.agg.row.id);
   return [
     ...guardedBulkUpdate(ctx.db, invoices, ctx.tenant.id, 'fileId', updates),
+    // With its files the document is done finalizing: it takes the status it counted as meanwhile
+    // (a payment, a credit note or a cancellation during the render already moved it on).
+    rawStatement(
+      ctx.db,
+      sql`UPDATE invoices SET status = ${effectiveStatusSql('invoices')} WHERE tenant_id = ${ctx.tenant.id} AND ${inJson(invoices.id, ids)} AND status = 'STATUS_FINALIZING' AND file_id IS NOT NULL`,
+    ),
     ...insertJsonRows(ctx.db, media, rows),
     ...insertJsonRows(
       ctx.db,

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { nextDunningStep, type DunningStep } from '../../billing/dunning';
 import { nextUpdatedAt } from '../../db/commit';
 import { inJson } from '../../db/client';
@@ -12,6 +12,8 @@ import type { ServiceContext } from '../context';
 import { suspendCustomer } from '../customers/update';
 import { loadDocumentSettings } from '../documents/settings';
 import { aggregatesOf, creditedQuery, renderLoaded } from '../invoices/read';
+import { owedSql } from '../invoices/owed';
+import { openSql } from '../invoices/status';
 import type { InvoiceAggregate } from '../invoices/render';
 import { loadSettings } from '../platform/settings';
 import { pauseSubscription } from '../subscriptions/lifecycle';
@@ -45,12 +47,11 @@ function candidates(ctx: ServiceContext, after: { dueDate: string; id: string } 
     .where(
       and(
         eq(invoices.tenantId, t),
-        inArray(invoices.status, ['STATUS_UNPAID', 'STATUS_REMINDED']),
+        openSql('invoices'),
         eq(invoices.type, 'TYPE_INVOICE'),
         eq(invoices.dunningDisabled, false),
-        // Money still owed: credit notes take their part off; and a level still to come.
-        sql`${invoices.grossAmount} - ${invoices.paidAmount} > coalesce((SELECT sum(-c.gross_amount) FROM invoices c WHERE c.tenant_id = ${t}
-          AND c.referenced_invoice_id = ${invoices.id} AND c.type = 'TYPE_CREDIT' AND c.status <> 'STATUS_DRAFT'), 0)`,
+        // Money still owed (credit notes take their part off), and a level still to come.
+        sql`${owedSql(t, 'invoices')} > 0`,
         sql`${invoices.dunningLevel} < ${lastLevel}`,
         sql`${invoices.dueDate} < ${ctx.now.toISOString()}`,
         invoiceId ? eq(invoices.id, invoiceId) : undefined,

@@ -9,12 +9,17 @@ import { buildPositions, checkedTotals } from './build-positions';
 import { finalizeInvoice } from './finalize';
 import { creditNoteTitle } from './reversal-titles';
 import { requireCustomerPaymentMethod } from '../customers/payment-methods';
-import { OPEN, money, requireStatus } from './operations';
+import { money, requireStatus } from './operations';
+import { isOpen } from './status';
 import type { PositionItem } from './position-input';
 import { loadInvoice } from './read';
 import { type InvoiceAggregate, type InvoiceRow, type PositionRow } from './render';
 import { issueReversal, reversed } from './reversals';
 import { commitInvoiceChange } from './write';
+import { owedOf } from './owed';
+import type { EventType } from '../../events/catalogue';
+import { settleDunningStatements } from '../dunning/documents';
+import { cartPaidStatements } from '../checkout/paid-later';
 
 /** Fynn's credit reasons, with the words the credit note's title shows for them. */
 export const CREDIT_REASONS: Record<string, string | null> = {
@@ -172,9 +177,26 @@ export async function creditInvoice(ctx: ServiceContext, id: string, input: Cred
     closing: input.customClosing ?? before.row.closing,
   });
   const fin = await finalizeInvoice(ctx, credit.id, null);
-  const settled = [...left].every(([key, net]) => net + (thisCredit.get(key) ?? 0) === 0) || earlier.gross + Math.abs(totals!.grossAmount) >= before.row.grossAmount;
-  // What is credited is no longer owed: an unpaid invoice credited in full is settled.
-  const changes: Partial<InvoiceRow> = settled && OPEN.includes(before.row.status) ? { status: 'STATUS_CLOSED' } : {};
-  await commitInvoiceChange(ctx, await loadInvoice(ctx, id), changes, ['invoice.credited']);
+  const fullyCredited = [...left].every(([key, net]) => net + (thisCredit.get(key) ?? 0) === 0) || earlier.gross + Math.abs(totals!.grossAmount) >= before.row.grossAmount;
+  const after = await loadInvoice(ctx, id);
+  const settlement = creditSettlement(ctx, after, fullyCredited);
+  await commitInvoiceChange(ctx, after, settlement.changes, ['invoice.credited', ...settlement.events], { statements: settlement.statements });
   return fin;
+}
+
+/**
+ * What is credited is no longer owed (owedOf). An open invoice the credit note leaves owing
+ * nothing is settled: STATUS_CLOSED when everything was credited (nothing of it stands), else
+ * STATUS_PAID with `invoice.paid`, since payments brought the rest (its dunning ends as on any
+ * payment that settles it) (docs/decisions.md, Invoices and billing, "What is owed").
+ */
+function creditSettlement(ctx: ServiceContext, after: InvoiceAggregate, fullyCredited: boolean) {
+  const row = after.row;
+  if (!isOpen(row)) return { changes: {}, events: [] as EventType[], statements: [] };
+  if (fullyCredited) return { changes: { status: 'STATUS_CLOSED' } as Partial<InvoiceRow>, events: [] as EventType[], statements: [] };
+  if (owedOf(after) === 0) {
+    const statements = [...settleDunningStatements(ctx, row, after.openDunning ?? []), ...(row.sourceType === 'cart' ? cartPaidStatements(ctx, row.id) : [])];
+    return { changes: { status: 'STATUS_PAID', payDate: ctx.now.toISOString() } as Partial<InvoiceRow>, events: ['invoice.paid'] as EventType[], statements };
+  }
+  return { changes: {}, events: [] as EventType[], statements: [] };
 }

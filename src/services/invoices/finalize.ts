@@ -48,8 +48,11 @@ export async function finalizationRequest(ctx: ServiceContext, before: InvoiceAg
   // Reversing documents (negative totals) are settled against the invoice they reverse.
   const paid = before.row.grossAmount <= before.row.paidAmount;
   const announcePaid = paid && before.row.grossAmount > 0;
+  // Finalizing until its files are rendered: the render moves it to STATUS_PAID or STATUS_UNPAID
+  // (renderedStatus), and meanwhile it counts as that status (docs/decisions.md, Invoices and
+  // billing, "Document state").
   const changes: Partial<InvoiceRow> = {
-    status: paid ? 'STATUS_PAID' : 'STATUS_UNPAID',
+    status: 'STATUS_FINALIZING',
     finalizationDate: nowIso,
     dueDate: due,
     payDate: paid ? nowIso : null,

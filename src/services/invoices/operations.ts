@@ -1,3 +1,4 @@
+import { effectiveStatus, OPEN } from './status';
 import { and, asc, eq } from 'drizzle-orm';
 import { fromMinorUnits } from '../../billing/money';
 import { customerAddresses, invoiceComments } from '../../db/schema';
@@ -21,10 +22,11 @@ import { tenantObject } from '../../objects/tenant-stub';
  * Invoice status transitions (docs/state-machines.md). Finalization is in invoices.ts; payments,
  * cancellation, credit and closing are here. Every other transition is 409.
  */
-export const OPEN = ['STATUS_UNPAID', 'STATUS_REMINDED'];
+export { OPEN } from './status';
 
+/** A finalizing document counts as the status it will become (effectiveStatus). */
 export function requireStatus(agg: InvoiceAggregate, allowed: string[], action: string) {
-  if (!allowed.includes(agg.row.status)) throw ApiError.conflict(`Cannot ${action} a document in status ${agg.row.status}.`, 'invalid-transition');
+  if (!allowed.includes(effectiveStatus(agg.row))) throw ApiError.conflict(`Cannot ${action} a document in status ${agg.row.status}.`, 'invalid-transition');
 }
 
 export const money = (minor: number, currency: string) => fromMinorUnits(minor, currency).toString();

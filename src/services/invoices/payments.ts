@@ -1,5 +1,4 @@
-import { splitPayment } from '../../billing/invoice-totals';
-import { Dec, documentAmountLimit, roundMoney, toMinorUnitsSafe, withinDocumentLimit } from '../../billing/money';
+import { currencyScale, fromMinorUnits, Dec, documentAmountLimit, roundMoney, toMinorUnitsSafe, withinDocumentLimit } from '../../billing/money';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { and, eq, inArray } from 'drizzle-orm';
 import { invoicePayments, transactions } from '../../db/schema';
@@ -11,8 +10,10 @@ import { commitInvoiceChange } from './write';
 import { settleDunningStatements } from '../dunning/documents';
 import { cartPaidStatements } from '../checkout/paid-later';
 import { loadInvoice } from './read';
+import { owedOf } from './owed';
+import { effectiveStatus } from './status';
 import { type InvoiceAggregate, type InvoiceRow } from './render';
-import { OPEN, money, requireStatus } from './operations';
+import { OPEN, requireStatus } from './operations';
 
 export interface PaymentInput {
   amount: string;
@@ -28,6 +29,7 @@ export interface PaymentInput {
 
 /** What a payment on an invoice is, on every path (API, gateway, SEPA, bank matching). Minor units. */
 export interface InvoicePaymentRecord {
+  /** All the money received: what the invoice owes first, then its open dunning fees. */
   amount: number;
   paymentDate: string;
   description: string | null;
@@ -36,22 +38,38 @@ export interface InvoicePaymentRecord {
   transactionId: string | null;
 }
 
+/** The dunning fees the invoice's open dunning documents ask for (minor units; none without its documents loaded). */
+export const dunningFeesOwed = (agg: Pick<InvoiceAggregate, 'openDunning'>) => (agg.openDunning ?? []).reduce((sum, d) => sum + d.feeAmount, 0);
+
+/** What a collection already sent may still pay of the invoice: gross − paid (credit notes not off; see paymentChange). */
+export const collectableOf = (agg: Pick<InvoiceAggregate, 'row'>) => Math.max(0, agg.row.grossAmount - agg.row.paidAmount);
+
+/** What a payment may bring at most: what the invoice owes plus its open dunning fees (docs/decisions.md, Dunning, "Fees are receivable"). */
+export const receivableOf = (agg: InvoiceAggregate) => owedOf(agg) + dunningFeesOwed(agg);
+
 /**
  * The one way a payment lands on an invoice: the invoice_payments row, `paidAmount`, and once it is
  * covered STATUS_PAID with `payDate` and `invoice.paid`. Callers commit it through
  * `commitInvoiceChange` (guarded by the invoice's updatedAt), adding their own statements.
- * Throws 422 `overpayment` when it would pay more than is unpaid.
+ * The payment pays what is owed (`owedOf`) first; what it brings beyond, up to the open dunning
+ * documents' fees, pays those fees (`dunningFeeAmount` of the row). Throws 422 `overpayment` when
+ * it would pay more than both. `collected`: money a SEPA debit already took (confirmed by the
+ * statement) pays the invoice up to gross − paid even beyond what credit notes left owed — the
+ * bank moved it; the credit note then owes the excess back (credit transfers) — and never fees.
  */
-export function paymentChange(ctx: ServiceContext, before: InvoiceAggregate, p: InvoicePaymentRecord, path = 'amount') {
+export function paymentChange(ctx: ServiceContext, before: InvoiceAggregate, p: InvoicePaymentRecord, path = 'amount', opts: { collected?: boolean } = {}) {
   const row = before.row;
-  const unpaid = row.grossAmount - row.paidAmount;
-  if (p.amount > unpaid) {
-    throw ApiError.violation(path, `The payment exceeds the unpaid amount of ${money(unpaid, row.currencyCode)} ${row.currencyCode}.`, 'overpayment');
+  const owed = opts.collected ? Math.max(owedOf(before), collectableOf(before)) : owedOf(before);
+  const fees = opts.collected ? 0 : dunningFeesOwed(before);
+  if (p.amount > owed + fees) {
+    const text = (minor: number) => `${fromMinorUnits(minor, row.currencyCode).toFixed(currencyScale(row.currencyCode))} ${row.currencyCode}`;
+    throw ApiError.violation(path, `The payment exceeds the unpaid amount of ${text(owed)}${fees > 0 ? ` plus dunning fees of ${text(fees)}` : ''}.`, 'overpayment');
   }
-  const paidAmount = row.paidAmount + p.amount;
-  // What credit notes took off is not owed: paying the rest settles the invoice.
-  const settled = paidAmount + (before.credited ?? 0) >= row.grossAmount;
-  const payment = { id: newId(), tenantId: ctx.tenant.id, invoiceId: row.id, createdAt: ctx.now.toISOString(), ...p };
+  const toInvoice = Math.min(p.amount, owed);
+  const paidAmount = row.paidAmount + toInvoice;
+  // What credit notes took off is not owed (owedOf): paying the rest settles the invoice.
+  const settled = toInvoice >= owedOf(before);
+  const payment = { id: newId(), tenantId: ctx.tenant.id, invoiceId: row.id, createdAt: ctx.now.toISOString(), ...p, amount: toInvoice, dunningFeeAmount: p.amount - toInvoice };
   const changes: Partial<InvoiceRow> = settled ? { paidAmount, status: 'STATUS_PAID', payDate: p.paymentDate } : { paidAmount };
   const events: EventType[] = settled ? ['invoice.updated', 'invoice.paid'] : ['invoice.updated'];
   // Paid in full, on whatever path: its dunning ends (docs/decisions.md, Dunning), a checkout cart
@@ -70,7 +88,7 @@ export function paymentChange(ctx: ServiceContext, before: InvoiceAggregate, p: 
 export function unpaymentChange(before: InvoiceAggregate, amount: number, reopen = true) {
   const row = before.row;
   const paidAmount = Math.max(0, row.paidAmount - amount);
-  if (!reopen || row.status !== 'STATUS_PAID') return { changes: { paidAmount } as Partial<InvoiceRow>, events: ['invoice.updated'] as EventType[] };
+  if (!reopen || effectiveStatus(row) !== 'STATUS_PAID') return { changes: { paidAmount } as Partial<InvoiceRow>, events: ['invoice.updated'] as EventType[] };
   return { changes: { paidAmount, status: 'STATUS_UNPAID', payDate: null } as Partial<InvoiceRow>, events: ['invoice.updated', 'invoice.unpaid'] as EventType[] };
 }
 
@@ -98,11 +116,7 @@ export async function addPayment(ctx: ServiceContext, id: string, input: Payment
     else if (!withinDocumentLimit(input.feeAmount, currency)) v.add('feeAmount', `Must stay below ${documentAmountLimit(currency).toFixed(0)} ${currency}.`, 'too_large');
   }
   v.throwIfAny();
-  const unpaid = money(before.row.grossAmount - before.row.paidAmount, currency);
-  const split = splitPayment(unpaid, input.amount, currency);
-  if (new Dec(split.overpayment).gt(0)) {
-    throw ApiError.violation('amount', `The payment exceeds the unpaid amount of ${unpaid} ${currency}.`, 'overpayment');
-  }
+  // paymentChange refuses more than the open amount and the dunning fees asked for (422 overpayment).
   const change = paymentChange(ctx, before, {
     amount: toMinorUnitsSafe(input.amount, currency),
     paymentDate: (input.paymentDate ? new Date(input.paymentDate) : ctx.now).toISOString(),

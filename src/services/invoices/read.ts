@@ -8,6 +8,7 @@ import { collection, pageOffset, paginationQuery, sortDirection, type Page } fro
 import { timestamp } from '../../http/schemas';
 import { type InvoiceAggregate, type InvoiceResource, renderInvoice } from './render';
 import { embedsFrom, embedStatements } from './embeds';
+import { effectiveStatusSql } from './status';
 
 export function byId(ctx: ServiceContext, id: string) {
   return and(eq(invoices.tenantId, ctx.tenant.id), eq(invoices.id, id));
@@ -122,7 +123,8 @@ const ORDER = { number: invoices.numberSeq, creationDate: invoices.createdAt, du
 
 async function listFiltered(ctx: ServiceContext, q: InvoiceFilters) {
   const filters: (SQL | undefined)[] = [eq(invoices.tenantId, ctx.tenant.id)];
-  if (q.status?.length) filters.push(inJson(invoices.status, q.status));
+  // A finalizing document is found under the status it counts as, and under STATUS_FINALIZING.
+  if (q.status?.length) filters.push(sql`(${inJson(invoices.status, q.status)} OR ${inJson(effectiveStatusSql('invoices'), q.status)})`);
   if (q.type?.length) filters.push(inJson(invoices.type, q.type));
   if (q.customer) filters.push(eq(invoices.customerId, q.customer));
   if (q.customerScope) filters.push(eq(invoices.customerId, q.customerScope), sql`${invoices.status} <> 'STATUS_DRAFT'`);

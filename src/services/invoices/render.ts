@@ -2,6 +2,7 @@ import type { DunningDocumentRow } from '../dunning/documents';
 import { formatMoney, fromMinorUnits } from '../../billing/money';
 import { customers, invoicePositions, invoices } from '../../db/schema';
 import { positionTaxes } from './position-amounts';
+import { owedOf } from './owed';
 import { renderMedia, type MediaRow } from '../documents/media';
 import { INVOICE_TYPES, type InvoicePositionResource, type InvoiceReference, type InvoiceResource, type InvoiceType } from '../../schemas/invoices';
 import type { PaymentMethodResource } from '../../schemas/payment-methods';
@@ -179,7 +180,7 @@ export function renderInvoice(agg: InvoiceAggregate): InvoiceResource {
     taxAmount: money(r.taxAmount, c),
     grossAmount: money(r.grossAmount, c),
     discountAmount: money(r.discountAmount, c),
-    unpaidAmount: money(Math.max(0, r.grossAmount - r.paidAmount), c),
+    unpaidAmount: money(owedOf(agg), c),
     taxes: (r.taxBreakdown ?? []).map((t) => ({ ...t, taxableAmount: { amount: t.taxableAmount, currencyCode: c }, taxAmount: { amount: t.taxAmount, currencyCode: c } })),
     positions: renderPositions(agg.positions, c),
     applicatedExchangeRates: r.exchangeRates ?? [],

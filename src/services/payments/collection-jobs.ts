@@ -8,6 +8,8 @@ import { CHARGED_GATEWAYS } from '../ports/gateways';
 import { GatewayUnavailableError } from '../ports/gateways/port';
 import { applyChargeOutcome, collectInvoice } from './collection';
 import { payingMethodJoin } from './paying-method';
+import { owedSql } from '../invoices/owed';
+import { openSql } from '../invoices/status';
 import { sendRefund } from './refunds';
 
 // Collection jobs: after finalization a message per invoice on the payments queue; the consumer
@@ -121,7 +123,7 @@ export async function sweepCollections(ctx: ServiceContext, limit = 100): Promis
   const missed = await ctx.db.all<{ id: string }>(sql`
     SELECT i.id FROM invoices i
     JOIN payment_methods m ON ${payingMethodJoin(t)}
-    WHERE i.tenant_id = ${t} AND i.type = 'TYPE_INVOICE' AND i.status IN ('STATUS_UNPAID', 'STATUS_REMINDED') AND i.gross_amount > i.paid_amount
+    WHERE i.tenant_id = ${t} AND i.type = 'TYPE_INVOICE' AND ${openSql('i')} AND ${owedSql(t, 'i')} > 0
       AND i.finalization_date < ${new Date(ctx.now.getTime() - STALE_PENDING_MS).toISOString()}
       AND m.status = 'active' AND m.enabled = 1 AND m.gateway_name IN (${sql.join([...CHARGED_GATEWAYS].map((g) => sql`${g}`), sql`, `)})
       AND NOT EXISTS (SELECT 1 FROM transactions x WHERE x.tenant_id = ${t} AND x.invoice_id = i.id AND x.type = 'payment')

@@ -7,7 +7,9 @@ import { ApiError } from '../../http/errors';
 import type { ServiceContext } from '../context';
 import { paymentChange } from '../invoices/payments';
 import { loadInvoice, renderLoaded } from '../invoices/read';
-import { OPEN } from '../invoices/operations';
+import { isOpen } from '../invoices/status';
+import { creditedSql, owedOf } from '../invoices/owed';
+import { owedAmount } from '../../billing/owed';
 import { commitInvoiceChange } from '../invoices/write';
 import { loadSettings } from '../platform/settings';
 import { CHARGED_GATEWAYS } from '../ports/gateways';
@@ -59,10 +61,16 @@ export async function collectInvoice(ctx: ServiceContext, invoiceId: string, opt
   // request tells; a success on a settled invoice is then recorded, never lost.
   const pending = await liveOf(ctx, invoiceId);
   if (pending?.status === 'pending') return chargePending(ctx, pending, options);
-  const invoice = await ctx.db.select().from(invoices).where(and(eq(invoices.tenantId, ctx.tenant.id), eq(invoices.id, invoiceId))).get();
-  if (!invoice) return { outcome: 'skipped', reason: 'not_found' };
-  if (invoice.type !== 'TYPE_INVOICE' || !OPEN.includes(invoice.status)) return { outcome: 'skipped', reason: 'not_open' };
-  const unpaid = invoice.grossAmount - invoice.paidAmount;
+  const found = await ctx.db
+    .select({ invoice: invoices, credited: creditedSql(ctx.tenant.id, 'invoices').mapWith(Number) })
+    .from(invoices)
+    .where(and(eq(invoices.tenantId, ctx.tenant.id), eq(invoices.id, invoiceId)))
+    .get();
+  if (!found) return { outcome: 'skipped', reason: 'not_found' };
+  const invoice = found.invoice;
+  if (invoice.type !== 'TYPE_INVOICE' || !isOpen(invoice)) return { outcome: 'skipped', reason: 'not_open' };
+  // A card charge takes what is owed (credit notes off), never the dunning fees: collection comes before dunning.
+  const unpaid = owedAmount({ ...invoice, creditedAmount: found.credited });
   if (unpaid <= 0) return { outcome: 'skipped', reason: 'nothing_unpaid' };
 
   if (pending) return { outcome: 'waiting', transaction: pending };
@@ -197,8 +205,8 @@ async function runOnce(ctx: ServiceContext, statements: unknown[], next: Transac
 async function settleInvoice(ctx: ServiceContext, tx: TransactionRow, next: TransactionRow, update: unknown[]): Promise<TransactionRow> {
   for (let round = 0; round < 3; round++) {
     const invoice = await loadInvoice(ctx, tx.invoiceId!);
-    const unpaid = invoice.row.grossAmount - invoice.row.paidAmount;
-    if (!OPEN.includes(invoice.row.status) || unpaid <= 0) {
+    const unpaid = owedOf(invoice);
+    if (!isOpen(invoice.row) || unpaid <= 0) {
       const description = `${next.description ?? 'Payment'} (invoice already settled: refund it)`;
       const note = ctx.db.update(transactions).set({ description }).where(and(eq(transactions.tenantId, ctx.tenant.id), eq(transactions.id, tx.id)));
       return runOnce(ctx, [...update, note], { ...next, description }, tx);

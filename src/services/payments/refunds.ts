@@ -11,6 +11,7 @@ import { commitInvoiceChange } from '../invoices/write';
 import { CHARGED_GATEWAYS } from '../ports/gateways';
 import { GatewayUnavailableError, type RefundOutcome } from '../ports/gateways/port';
 import { newTransactionRow, renderTransaction, type TransactionRow } from './transaction-render';
+import { effectiveStatus } from '../invoices/status';
 
 // Refunds (docs/decisions.md, Payments): a refund transaction is written, and the amount reserved on
 // the payment (`refunded_amount`, guarded so concurrent refunds never give back more than was paid),
@@ -206,6 +207,6 @@ async function markInvoiceRefunded(ctx: ServiceContext, refund: TransactionRow) 
     .where(and(eq(transactions.tenantId, ctx.tenant.id), eq(transactions.invoiceId, invoiceId), eq(transactions.type, 'payment'), eq(transactions.status, 'succeeded')))
     .get();
   const invoice = await loadInvoice(ctx, invoiceId);
-  const all = payments !== undefined && payments.paid > 0 && payments.refunded >= payments.paid && invoice.row.status === 'STATUS_PAID';
+  const all = payments !== undefined && payments.paid > 0 && payments.refunded >= payments.paid && effectiveStatus(invoice.row) === 'STATUS_PAID';
   await commitInvoiceChange(ctx, invoice, all ? { status: 'STATUS_REFUNDED' } : {}, ['invoice.updated', 'invoice.refunded']);
 }

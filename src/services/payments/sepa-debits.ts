@@ -9,6 +9,8 @@ import type { SepaSkipped } from '../../schemas/sepa';
 import type { ServiceContext } from '../context';
 import { loadSettings } from '../platform/settings';
 import { payingMethodJoin } from './paying-method';
+import { owedSql } from '../invoices/owed';
+import { openSql } from '../invoices/status';
 import { creditorIdOf } from './methods';
 import { renderPaymentMethod } from './methods-render';
 import { insertJsonRows } from '../../db/insert';
@@ -41,21 +43,14 @@ interface DueDebit {
  * invoice's own, else the customer's default — is an active, enabled SEPA mandate with an IBAN, and
  * that no live collection holds (the partial unique index transactions_live_payment_uq says the same
  * when the file is written). The due date does not matter: a debit is collected as soon as its
- * invoice is issued, as Fynn does. The amount is what is left to pay: never more than the invoice's
- * unpaidAmount, less what credit notes and refund documents took off it (net of the refunds paid
- * back on its payments). Oldest invoices first.
+ * invoice is issued, as Fynn does. The amount is what the invoice owes (`owedSql`: gross − paid −
+ * credit notes, the API's unpaidAmount), never its dunning fees. Oldest invoices first.
  */
 async function dueDebits(ctx: ServiceContext): Promise<DueDebit[]> {
   const t = ctx.tenant.id;
   // `+x.tenant_id` keeps the tenant as a filter on primary-key lookups (docs/decisions.md, Auth and tenancy).
   return ctx.db.all<DueDebit>(sql`
-    WITH corrected AS (
-      SELECT referenced_invoice_id AS invoice_id, sum(-gross_amount) AS amount FROM invoices
-      WHERE tenant_id = ${t} AND type IN ('TYPE_CREDIT', 'TYPE_REFUND') AND status <> 'STATUS_DRAFT' AND referenced_invoice_id IS NOT NULL
-      GROUP BY referenced_invoice_id)
-    SELECT i.id AS invoiceId, i.number AS number, i.customer_id AS customerId,
-      min(i.gross_amount - i.paid_amount, i.gross_amount - i.paid_amount - coalesce(k.amount, 0)
-        + (SELECT coalesce(sum(p.refunded_amount), 0) FROM transactions p WHERE p.tenant_id = ${t} AND p.invoice_id = i.id AND p.type = 'payment' AND p.status = 'succeeded')) AS amount,
+    SELECT i.id AS invoiceId, i.number AS number, i.customer_id AS customerId, ${owedSql(t, 'i')} AS amount,
       (SELECT count(*) FROM transactions p WHERE p.tenant_id = ${t} AND p.invoice_id = i.id AND p.type = 'payment') AS attempts,
       m.id AS methodId, m.iban AS iban, m.details AS details, m.mandate_reference AS mandateReference,
       m.mandate_signed_at AS mandateSignedAt, m.mandate_first_used_at AS mandateFirstUsedAt,
@@ -63,9 +58,8 @@ async function dueDebits(ctx: ServiceContext): Promise<DueDebit[]> {
     FROM invoices i
     JOIN payment_methods m ON ${payingMethodJoin(t)}
     JOIN customers c ON +c.tenant_id = ${t} AND c.id = i.customer_id
-    LEFT JOIN corrected k ON k.invoice_id = i.id
-    WHERE i.tenant_id = ${t} AND i.status IN ('STATUS_UNPAID', 'STATUS_REMINDED') AND i.type = 'TYPE_INVOICE'
-      AND i.currency_code = ${SEPA_CURRENCY} AND i.gross_amount > i.paid_amount
+    WHERE i.tenant_id = ${t} AND ${openSql('i')} AND i.type = 'TYPE_INVOICE'
+      AND i.currency_code = ${SEPA_CURRENCY} AND ${owedSql(t, 'i')} > 0
       AND m.type = 'sepa_debit' AND m.status = 'active' AND m.enabled = 1 AND m.iban IS NOT NULL
       AND NOT EXISTS (SELECT 1 FROM transactions l WHERE l.tenant_id = ${t} AND l.invoice_id = i.id AND l.type = 'payment'
         AND l.status IN ('pending', 'processing', 'action_required'))
