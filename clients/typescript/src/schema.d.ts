@@ -627,7 +627,7 @@ export interface paths {
         put?: never;
         /**
          * Send a one-time login code to a customer
-         * @description Sends a 6-digit code, valid for 10 minutes and 5 tries, to the active customer whose login e-mail this is (at most 5 codes an hour). Always answers {"success": true}, so the answer never tells whether the address is a customer's. The tenant is that of the Bearer API key when one is sent, else the X-Tenant-Id header.
+         * @description Sends a 6-digit code, valid for 10 minutes and 5 tries, to the active customer whose login e-mail this is (at most 5 codes an hour). Always answers {"success": true} at once, before the address is even looked up (the code is mailed afterwards), so neither the answer nor its timing tells whether the address is a customer's. The tenant is that of the Bearer API key when one is sent, else the X-Tenant-Id header.
          */
         post: {
             parameters: {
@@ -1804,6 +1804,261 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/settings/tenant-slug": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's public slug */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The slug, or null while the tenant id names the tenant in page URLs */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TenantSlug"];
+                    };
+                };
+                /** @description Malformed JSON or query parameters */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unknown id (ids of other tenants included) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description State conflict or idempotency key in flight */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Validation failed: one violation per broken rule */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests (`rate-limited`): the API key's plan, or on public routes the client address, allows no more in this window. Nothing was done; retry after Retry-After seconds. */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window ends */
+                        "Retry-After"?: number;
+                        /** @description The policy that limits this request: `"<name>";q=<requests>;w=<seconds>` (draft-ietf-httpapi-ratelimit-headers) */
+                        "RateLimit-Policy"?: string;
+                        /** @description What is left of it: `"<name>";r=<requests>;t=<seconds to the end of the window>` */
+                        RateLimit?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unavailable for a moment: the tenant is being moved to another database (`tenant-moving`, with Retry-After) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        /**
+         * Set the tenant's public slug
+         * @description The name of the tenant in its page URLs (`/checkout/{slug}/{link}`): 3 to 50 lowercase letters, digits and single hyphens, unique across tenants (422 `not_unique`), not a reserved word (422 `reserved`). Checkout links then show URLs with it; URLs with the tenant id keep working. null removes it. Other servers may show the previous slug for up to a minute.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TenantSlugWrite"];
+                };
+            };
+            responses: {
+                /** @description The slug as stored */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TenantSlug"];
+                    };
+                };
+                /** @description Malformed JSON or query parameters */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unknown id (ids of other tenants included) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description State conflict or idempotency key in flight */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Validation failed: one violation per broken rule */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests (`rate-limited`): the API key's plan, or on public routes the client address, allows no more in this window. Nothing was done; retry after Retry-After seconds. */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window ends */
+                        "Retry-After"?: number;
+                        /** @description The policy that limits this request: `"<name>";q=<requests>;w=<seconds>` (draft-ietf-httpapi-ratelimit-headers) */
+                        "RateLimit-Policy"?: string;
+                        /** @description What is left of it: `"<name>";r=<requests>;t=<seconds to the end of the window>` */
+                        RateLimit?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unavailable for a moment: the tenant is being moved to another database (`tenant-moving`, with Retry-After) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/settings/documents": {
@@ -25854,7 +26109,133 @@ export interface paths {
                 };
             };
         };
-        post?: never;
+        /**
+         * Set the customer address of a draft (Fynn's operation)
+         * @description One of the customer's addresses by id, or null for the customer's billing address, copied onto the draft. A finalized document keeps the address it was issued with: 409 `invalid-transition` (cancel and duplicate it to correct it).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Invoice id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["InvoiceSetAddress"];
+                };
+            };
+            responses: {
+                /** @description The document */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Invoice"];
+                    };
+                };
+                /** @description Malformed JSON or query parameters */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unknown id (ids of other tenants included) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description State conflict or idempotency key in flight */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Validation failed: one violation per broken rule */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests (`rate-limited`): the API key's plan, or on public routes the client address, allows no more in this window. Nothing was done; retry after Retry-After seconds. */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window ends */
+                        "Retry-After"?: number;
+                        /** @description The policy that limits this request: `"<name>";q=<requests>;w=<seconds>` (draft-ietf-httpapi-ratelimit-headers) */
+                        "RateLimit-Policy"?: string;
+                        /** @description What is left of it: `"<name>";r=<requests>;t=<seconds to the end of the window>` */
+                        RateLimit?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unavailable for a moment: the tenant is being moved to another database (`tenant-moving`, with Retry-After) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -34900,7 +35281,7 @@ export interface paths {
         put?: never;
         /**
          * Create a checkout link
-         * @description Sells active price plans of unarchived products (of one active plan when `plan` is named) in one currency. `url` is the hosted page, `/checkout/{tenantSlug}/{slug}`, where the tenant slug is the tenant id; a slug is unique per tenant and generated when not given. Buyers open carts at POST /public/checkout/links/{tenantSlug}/{slug}/cart.
+         * @description Sells active price plans of unarchived products (of one active plan when `plan` is named) in one currency. `url` is the hosted page, `/checkout/{tenantSlug}/{slug}`, where the tenant slug is its public slug (PUT /settings/tenant-slug), else its id; a slug is unique per tenant and generated when not given. Buyers open carts at POST /public/checkout/links/{tenantSlug}/{slug}/cart.
          */
         post: {
             parameters: {
@@ -35948,6 +36329,144 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/checkout/carts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one of the tenant's carts
+         * @description The cart as its buyer sees it (the public read), also once completed or expired while its record is kept (30 days after expiry for a cart never completed); an open cart past its expiry shows `expired`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Cart id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The cart */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Cart"];
+                    };
+                };
+                /** @description Malformed JSON or query parameters */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unknown id (ids of other tenants included) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description State conflict or idempotency key in flight */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Validation failed: one violation per broken rule */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests (`rate-limited`): the API key's plan, or on public routes the client address, allows no more in this window. Nothing was done; retry after Retry-After seconds. */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window ends */
+                        "Retry-After"?: number;
+                        /** @description The policy that limits this request: `"<name>";q=<requests>;w=<seconds>` (draft-ietf-httpapi-ratelimit-headers) */
+                        "RateLimit-Policy"?: string;
+                        /** @description What is left of it: `"<name>";r=<requests>;t=<seconds to the end of the window>` */
+                        RateLimit?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unavailable for a moment: the tenant is being moved to another database (`tenant-moving`, with Retry-After) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/public/checkout/links/{tenantSlug}/{slug}/cart": {
         parameters: {
             query?: never;
@@ -35980,7 +36499,7 @@ export interface paths {
                 };
                 header?: never;
                 path: {
-                    /** @description The tenant (its id) */
+                    /** @description The tenant: its public slug, or its id */
                     tenantSlug: string;
                     /** @description The link's slug */
                     slug: string;
@@ -37076,7 +37595,7 @@ export interface paths {
         get?: never;
         /**
          * Confirm a cart
-         * @description Completes the cart exactly once (a second confirm, also a concurrent one, is 409 cart-locked): the customer (or the logged-in one), its payment method, the active subscription with the link's trial, and the first invoice when something is due now, finalized and collected. Everything is checked before anything is made. An e-mail of an existing customer of this tenant answers `action: otp_required` and sends a one-time code to it; PUT …/confirm-otp completes.
+         * @description Completes the cart exactly once (a second confirm, also a concurrent one, is 409 cart-locked): the customer (or the logged-in one), its payment method, the active subscription with the link's trial, and the first invoice when something is due now, finalized and collected. Everything is checked before anything is made. An e-mail of an existing customer of this tenant answers `action: otp_required` and sends a one-time code to it; PUT …/confirm-otp completes. When the seller has terms (`seller.termsUrl`), `acceptTerms: true` is required and the acceptance is stored on the cart. A card charge that needs 3-D Secure answers `status: redirect_to_payment`: the cart waits until the charge is decided (PUT …/prepare-stripe gives the client secret; the gateway's webhook or PUT …/check-payment settles it).
          */
         put: {
             parameters: {
@@ -37360,7 +37879,7 @@ export interface paths {
         get?: never;
         /**
          * Prepare a cart for the card provider
-         * @description What the card gateway's client needs (its publishable key) to create a card payment method, whose id confirm then sends as newPaymentMethod {type: card, token}. 409 gateway-unconfigured when the tenant has no card gateway.
+         * @description What the card gateway's client needs (its publishable key) to create a card payment method, whose id confirm then sends as newPaymentMethod {type: card, token}. For a cart in `redirect_to_payment` also the waiting charge's `clientSecret` and `paymentIntentId`, for the client to run the 3-D Secure challenge (Stripe.js `confirmCardPayment`). 409 gateway-unconfigured when the tenant has no card gateway.
          */
         put: {
             parameters: {
@@ -37420,6 +37939,144 @@ export interface paths {
                     };
                 };
                 /** @description No card gateway, or the cart is locked */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Validation failed: one violation per broken rule */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests (`rate-limited`): the API key's plan, or on public routes the client address, allows no more in this window. Nothing was done; retry after Retry-After seconds. */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window ends */
+                        "Retry-After"?: number;
+                        /** @description The policy that limits this request: `"<name>";q=<requests>;w=<seconds>` (draft-ietf-httpapi-ratelimit-headers) */
+                        "RateLimit-Policy"?: string;
+                        /** @description What is left of it: `"<name>";r=<requests>;t=<seconds to the end of the window>` */
+                        RateLimit?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unavailable for a moment: the tenant is being moved to another database (`tenant-moving`, with Retry-After) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/checkout/cart/{id}/check-payment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Settle a cart waiting for its charge's authentication
+         * @description For a cart in `redirect_to_payment`, after the card client ran the 3-D Secure challenge: the gateway is asked how the charge stands (the browser is not believed) and the cart follows: `paid`, `open` again without a payment method (the authentication failed), or still waiting. Any other cart is answered as it is.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Cart id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The cart as it is now */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Cart"];
+                    };
+                };
+                /** @description Malformed JSON or query parameters */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unknown id (ids of other tenants included) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description State conflict or idempotency key in flight */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -40588,7 +41245,7 @@ export interface components {
              */
             now: string;
         };
-        /** @description Known keys: `requiresManualInvoiceApproval` (default false): Invoices created by billing runs stay drafts until approved.; `accounting.useDebitorAccounts` (default false): Give every new customer a ledger id (debitor account) when none is supplied.; `accounting.debitorAccountStart` (default 10000): First debitor account number handed out as ledger id.; `customer.numberFormat` (default "C-{number:5}"): Format of generated customer numbers.; `invoice.numberFormat` (default "RE-{number:10}"): Format of invoice numbers: {number}, {yearLong} (2026), {year} (26), {month}, {day}, {customerNumber}; {number:10} pads to 10 digits.; `credit.numberFormat` (default "GS-{number:10}"): Format of credit note numbers.; `cancellation.numberFormat` (default "ST-{number:10}"): Format of cancellation document numbers.; `refund.numberFormat` (default "RF-{number:10}"): Format of refund numbers.; `reminder.numberFormat` (default "ER-{number:10}"): Format of payment reminder numbers.; `dunningLetter.numberFormat` (default "MA-{number:10}"): Format of dunning letter numbers.; `offer.numberFormat` (default "AN-{number:6}"): Format of offer numbers (their own gap-free range).; `invoice.paymentTermDays` (default 14): Days between finalization and the due date.; `payments.retryDays` (default [3,5,7]): Days between a failed automatic collection and its next attempt, one entry per retry; after the last the invoice is left to dunning.; `sepa.creditorId` (default null): The tenant's SEPA creditor identifier (e.g. DE98ZZZ09999999999); required for direct-debit files.; `sepa.format` (default "pain.008.001.02"): Message version of direct-debit files: the German banks' pain.008.001.02 or ISO's pain.008.001.08.; `sepa.maxDebitsPerFile` (default 5000): Most debits one direct-debit file carries (the oldest invoices first); what is left stays due for the next file. Keeps a file within a Worker's memory.; `sepa.mandateReferenceFormat` (default "MNDT-{number:8}"): Format of generated SEPA mandate references.; `dunning.enabled` (default true): Run dunning for unpaid invoices. */
+        /** @description Known keys: `requiresManualInvoiceApproval` (default false): Invoices created by billing runs stay drafts until approved.; `accounting.useDebitorAccounts` (default false): Give every new customer a ledger id (debitor account) when none is supplied.; `accounting.debitorAccountStart` (default 10000): First debitor account number handed out as ledger id.; `customer.numberFormat` (default "C-{number:5}"): Format of generated customer numbers.; `invoice.numberFormat` (default "RE-{number:10}"): Format of invoice numbers: {number}, {yearLong} (2026), {year} (26), {month}, {day}, {customerNumber}; {number:10} pads to 10 digits.; `credit.numberFormat` (default "GS-{number:10}"): Format of credit note numbers.; `cancellation.numberFormat` (default "ST-{number:10}"): Format of cancellation document numbers.; `refund.numberFormat` (default "RF-{number:10}"): Format of refund numbers.; `reminder.numberFormat` (default "ER-{number:10}"): Format of payment reminder numbers.; `dunningLetter.numberFormat` (default "MA-{number:10}"): Format of dunning letter numbers.; `offer.numberFormat` (default "AN-{number:6}"): Format of offer numbers (their own gap-free range).; `invoice.paymentTermDays` (default 14): Days between finalization and the due date.; `payments.retryDays` (default [3,5,7]): Days between a failed automatic collection and its next attempt, one entry per retry; after the last the invoice is left to dunning.; `sepa.creditorId` (default null): The tenant's SEPA creditor identifier (e.g. DE98ZZZ09999999999); required for direct-debit files.; `sepa.format` (default "pain.008.001.02"): Message version of direct-debit files: the German banks' pain.008.001.02 or ISO's pain.008.001.08.; `sepa.maxDebitsPerFile` (default 5000): Most debits one direct-debit file carries (the oldest invoices first); what is left stays due for the next file. Keeps a file within a Worker's memory.; `sepa.mandateReferenceFormat` (default "MNDT-{number:8}"): Format of generated SEPA mandate references.; `checkout.termsUrl` (default null): The terms and conditions the hosted checkout links to; when set, an order must accept them (confirm `acceptTerms: true`).; `checkout.privacyUrl` (default null): The privacy policy the hosted checkout links to.; `checkout.withdrawalUrl` (default null): The withdrawal (cancellation) policy the hosted checkout links to.; `checkout.imprintUrl` (default null): The imprint (legal notice) the hosted checkout links to.; `dunning.enabled` (default true): Run dunning for unpaid invoices. */
         Settings: {
             settings: {
                 key: string;
@@ -40600,6 +41257,13 @@ export interface components {
                 key: string;
                 value?: unknown;
             }[];
+        };
+        TenantSlug: {
+            /** @description Used in page URLs (`/checkout/{slug}/{link}`) instead of the tenant id; null: the id is used. */
+            slug: string | null;
+        };
+        TenantSlugWrite: {
+            slug: string | null;
         };
         DocumentSettings: {
             /** @description The letterhead; missing fields fall back to the tenant's name and country. */
@@ -40888,7 +41552,8 @@ export interface components {
             defaultInvoiceAddress: components["schemas"]["Address"] | null;
             defaultEmailAddress: components["schemas"]["EmailAddress"] | null;
             defaultInvoiceEmailAddress: components["schemas"]["EmailAddress"] | null;
-            defaultPaymentMethod: components["schemas"]["PaymentMethodSummary"];
+            /** @description The full payment method (spec §2.2), its IBAN masked */
+            defaultPaymentMethod: components["schemas"]["PaymentMethod"] | null;
             contactPerson: {
                 id: string;
                 firstName: string;
@@ -40903,7 +41568,8 @@ export interface components {
                 number: string;
                 email: string;
             } | null;
-            eInvoiceType: components["schemas"]["EInvoiceType"] & unknown;
+            /** @description The e-invoice the customer receives; null: the tenant's default (GET /settings/documents). */
+            eInvoiceType: (components["schemas"]["EInvoiceType"] & unknown) | null;
             /** @description The Leitweg-ID of a German public buyer (XRechnung); only with an eInvoiceType. */
             leitwegId: string | null;
         };
@@ -40936,15 +41602,50 @@ export interface components {
             firstName: string | null;
             lastName: string | null;
         };
-        PaymentMethodSummary: {
+        PaymentMethod: {
             id: string;
-            gatewayName: string;
-            type: string;
-            name: string | null;
-            status: string;
+            customer: string;
+            /** @enum {string} */
+            gatewayName: "wallet" | "sepa_debit" | "card_provider" | "fake_provider" | "payaccount" | "bank_transfer" | "direct_debit_provider" | "testing";
+            /** @enum {string} */
+            type: "sepa_debit" | "card" | "payaccount" | "bank_transfer" | "wallet" | "fake_provider";
+            referenceId: string | null;
             default: boolean;
             enabled: boolean;
-        } | null;
+            /** @enum {string} */
+            status: "active" | "action_required" | "expired" | "revoked" | "gateway_unconfigured";
+            /** @enum {string} */
+            source: "api" | "checkout" | "customerfront" | "add_link";
+            name: string;
+            data: string[];
+            creationDate: string;
+            expirationDate: string | null;
+            sepaMandate: components["schemas"]["SepaMandate"] | null;
+            card?: components["schemas"]["CardDetails"] | null;
+            sepaDebit?: components["schemas"]["SepaDebitDetails"];
+        };
+        SepaMandate: {
+            mandateReference: string;
+            signingDate: string;
+            creditorId: string | null;
+            /** @enum {string} */
+            type: "CORE";
+            /** @enum {string} */
+            sequenceType: "FRST" | "RCUR";
+        };
+        CardDetails: {
+            brand: string;
+            last4: string;
+            expMonth: number;
+            expYear: number;
+            cardHolder: string | null;
+        };
+        SepaDebitDetails: {
+            iban: string | null;
+            bic: string | null;
+            mandateReference: string | null;
+            signingDate: string | null;
+        };
         CustomerCreate: {
             /**
              * @description Missing, null or empty: the tenant's country
@@ -41305,8 +42006,11 @@ export interface components {
             taxGroup: string;
             countryCode: string;
             validFrom: string;
-            /** @description Percent, 0 to 100, as a decimal string */
-            rate: string;
+            /**
+             * @description Percent, 0 to 100 (spec §2.3: a number)
+             * @example 19
+             */
+            rate: number;
             code: string;
             description: string | null;
             createdAt: string;
@@ -41318,8 +42022,8 @@ export interface components {
             countryCode: string;
             /** Format: date */
             validFrom: string;
-            /** @example 19.99 */
-            rate: string;
+            /** @example 19 */
+            rate: string | number;
             code: string;
             description?: string | null;
         };
@@ -41442,6 +42146,10 @@ export interface components {
             custom: boolean;
             customer: string | null;
             salesChannel: string | null;
+            /** @description Of a one-time price: the charge (its product) it prices; null otherwise */
+            charge: string | null;
+            /** @description The product set option the price belongs to; always null (no product sets) */
+            productSetOption: string | null;
             inUse: boolean;
             checkoutLinkIds: string[];
             createdAt: string;
@@ -41753,7 +42461,8 @@ export interface components {
                 createdAt: string;
                 updatedAt: string;
             }[];
-            paymentMethod: components["schemas"]["PaymentMethodSummary"];
+            /** @description The subscription's own method, else the customer's default (the shortened form of spec §2.2) */
+            paymentMethod: components["schemas"]["EmbeddedPaymentMethod"] | null;
             defaultPaymentMethod: boolean;
             invoiceAddress: components["schemas"]["Address"] | null;
             defaultInvoiceAddress: boolean;
@@ -41804,7 +42513,8 @@ export interface components {
                 number: string;
                 email: string;
             } | null;
-            lastBillingError: components["schemas"]["SubscriptionBillingError"];
+            /** @description Why the last attempt to bill the subscription failed; null once billing succeeds again */
+            lastBillingError: components["schemas"]["SubscriptionBillingError"] | null;
             customFields: {
                 [key: string]: unknown;
             } | null;
@@ -41838,6 +42548,43 @@ export interface components {
             endDate: string | null;
             activatedAt: string | null;
             inheritedPeriod: boolean;
+            /** @description The item's latest measurement values, newest first (at most 5); all of them: GET /subscription-items/{id}/measurement-values */
+            measurementValues: components["schemas"]["EmbeddedMeasurementValue"][];
+            /** @description The newest measurement value; null before the first */
+            currentMeasurementValue: components["schemas"]["EmbeddedMeasurementValue"] | null;
+            /** @description The subscription's discounts whose coupon applies to this item's product and plan */
+            appliedDiscounts: {
+                id: string;
+                coupon: {
+                    id: string;
+                    code: string;
+                };
+                /** @enum {string} */
+                status: "active" | "expired" | "removed";
+                appliedIntervals: number;
+                discount: {
+                    name: string;
+                    /** @enum {string} */
+                    type: "percentage" | "fixed_amount";
+                    percentage: number | null;
+                    fixedAmount: {
+                        amount: string;
+                        currencyCode: string;
+                    } | null;
+                    /** @enum {string} */
+                    frequency: "once" | "limited" | "lifetime";
+                    frequencyInterval: number | null;
+                };
+            }[];
+            /** @description The item's contract periods: an item inherits the subscription's (inheritedPeriod) */
+            periods: {
+                id: string;
+                contractPeriodCount: number;
+                contractPeriod: string | null;
+                cancellationPeriod: string | null;
+                createdAt: string;
+                updatedAt: string;
+            }[];
             billing: {
                 lastBilledAt: string | null;
                 lastBilledFrom: string | null;
@@ -41848,14 +42595,40 @@ export interface components {
             createdAt: string;
             updatedAt: string;
         };
-        /** @description Why the last attempt to bill the subscription failed; null once billing succeeds again */
+        EmbeddedMeasurementValue: {
+            id: string;
+            measurement: string;
+            quantity: string;
+            measuredAt: string;
+        };
+        EmbeddedPaymentMethod: {
+            id: string;
+            customer: string;
+            /** @enum {string} */
+            gatewayName: "wallet" | "sepa_debit" | "card_provider" | "fake_provider" | "payaccount" | "bank_transfer" | "direct_debit_provider" | "testing";
+            /** @enum {string} */
+            type: "sepa_debit" | "card" | "payaccount" | "bank_transfer" | "wallet" | "fake_provider";
+            default: boolean;
+            enabled: boolean;
+            /** @enum {string} */
+            status: "active" | "action_required" | "expired" | "revoked" | "gateway_unconfigured";
+            /** @enum {string} */
+            source: "api" | "checkout" | "customerfront" | "add_link";
+            name: string;
+            data: string[];
+            creationDate: string;
+            expirationDate: string | null;
+            sepaMandate: components["schemas"]["SepaMandate"] | null;
+            card?: components["schemas"]["CardDetails"] | null;
+            sepaDebit?: components["schemas"]["SepaDebitDetails"];
+        };
         SubscriptionBillingError: {
             /** @description When billing last failed */
             at: string;
             /** @enum {string} */
             code: "no_exchange_rate" | "no_tax_rate" | "amount_out_of_range" | "concurrent_billing" | "billing_error";
             message: string;
-        } | null;
+        };
         SubscriptionWrite: {
             customer: string;
             plan?: string | null;
@@ -42009,7 +42782,8 @@ export interface components {
                 status: "STATUS_ACTIVE" | "STATUS_ARCHIVED" | "STATUS_SUSPENDED";
             };
             subscription: string | null;
-            referencedInvoice: string | null;
+            /** @description For credit notes, refunds, cancellations and reminders: the document they refer to */
+            referencedInvoice: components["schemas"]["InvoiceReference"] | null;
             currencyCode: string;
             creationDate: string;
             finalizationDate: string | null;
@@ -42023,7 +42797,8 @@ export interface components {
             invoiceAddress: {
                 [key: string]: unknown;
             } | null;
-            paymentMethod: string | null;
+            /** @description The payment method the invoice is to be paid with (spec §2.2, IBAN masked); null when the invoice names none */
+            paymentMethod: components["schemas"]["PaymentMethod"] | null;
             internalNote: string | null;
             title: string | null;
             introduction: string | null;
@@ -42070,18 +42845,44 @@ export interface components {
             customFields: {
                 [key: string]: unknown;
             } | null;
-            file: components["schemas"]["Media"] & unknown;
-            xmlFile: components["schemas"]["Media"] & unknown;
-            eInvoiceType: components["schemas"]["EInvoiceType"] & unknown;
+            /** @description The PDF (a ZUGFeRD PDF/A-3 for eInvoiceType zugferd); null until rendered after finalization. */
+            file: components["schemas"]["Media"] | null;
+            /** @description The EN16931 e-invoice XML; null without an eInvoiceType or until rendered. */
+            xmlFile: components["schemas"]["Media"] | null;
+            /** @description Fixed at finalization: the customer's, else the tenant's default. */
+            eInvoiceType: (components["schemas"]["EInvoiceType"] & unknown) | null;
             /** @description Only with eInvoiceType xrechnung. */
             leitwegId: string | null;
-            /** @description Relative to the API: the usage behind the metered positions (JSON; `?format=csv` for CSV). Public and unguessable. */
+            /** @description Absolute URL of the usage behind the metered positions (JSON; `?format=csv` for CSV), on PUBLIC_BASE_URL or the request's origin. Public and unguessable. */
             usageBreakdownUrl: string | null;
             cancellationDocument: {
                 id: string;
                 number: string | null;
             } | null;
             updatedAt: string;
+        };
+        InvoiceReference: {
+            id: string;
+            /** @enum {string} */
+            type: "TYPE_INVOICE" | "TYPE_CREDIT" | "TYPE_REFUND" | "TYPE_REMINDER" | "TYPE_CANCEL" | "TYPE_DUNNING";
+            status: string;
+            number: string | null;
+            currencyCode: string;
+            creationDate: string;
+            finalizationDate: string | null;
+            dueDate: string | null;
+            netAmount: {
+                amount: string;
+                currencyCode: string;
+            };
+            taxAmount: {
+                amount: string;
+                currencyCode: string;
+            };
+            grossAmount: {
+                amount: string;
+                currencyCode: string;
+            };
         };
         InvoicePosition: {
             id: string;
@@ -42144,7 +42945,7 @@ export interface components {
                 id: string | null;
                 code: string;
                 description: string;
-                rate: string;
+                rate: number;
             } | null;
             /** @enum {string} */
             type: "product" | "discount" | "setup" | "dunning_fee" | "invoice";
@@ -42599,6 +43400,10 @@ export interface components {
         InvoiceAddress: {
             address: string | null;
         };
+        InvoiceSetAddress: {
+            address?: string | null;
+            invoiceAddress?: string | null;
+        };
         InvoicePaymentMethod: {
             paymentMethodId?: string | null;
             paymentMethod?: string | null;
@@ -42649,50 +43454,6 @@ export interface components {
         PaymentMethodCollection: {
             data: components["schemas"]["PaymentMethod"][];
             meta: components["schemas"]["CollectionMeta"];
-        };
-        PaymentMethod: {
-            id: string;
-            customer: string;
-            /** @enum {string} */
-            gatewayName: "wallet" | "sepa_debit" | "card_provider" | "fake_provider" | "payaccount" | "bank_transfer" | "direct_debit_provider" | "testing";
-            /** @enum {string} */
-            type: "sepa_debit" | "card" | "payaccount" | "bank_transfer" | "wallet" | "fake_provider";
-            referenceId: string | null;
-            default: boolean;
-            enabled: boolean;
-            /** @enum {string} */
-            status: "active" | "action_required" | "expired" | "revoked" | "gateway_unconfigured";
-            /** @enum {string} */
-            source: "api" | "checkout" | "customerfront" | "add_link";
-            name: string;
-            data: string[];
-            creationDate: string;
-            expirationDate: string | null;
-            sepaMandate: components["schemas"]["SepaMandate"];
-            card?: components["schemas"]["CardDetails"];
-            sepaDebit?: components["schemas"]["SepaDebitDetails"];
-        };
-        SepaMandate: {
-            mandateReference: string;
-            signingDate: string;
-            creditorId: string | null;
-            /** @enum {string} */
-            type: "CORE";
-            /** @enum {string} */
-            sequenceType: "FRST" | "RCUR";
-        } | null;
-        CardDetails: {
-            brand: string;
-            last4: string;
-            expMonth: number;
-            expYear: number;
-            cardHolder: string | null;
-        } | null;
-        SepaDebitDetails: {
-            iban: string | null;
-            bic: string | null;
-            mandateReference: string | null;
-            signingDate: string | null;
         };
         PaymentMethodWrite: {
             /** @description Customer id */
@@ -43167,8 +43928,8 @@ export interface components {
             meta: components["schemas"]["CollectionMeta"];
         };
         DunningRule: {
-            /** @description Null for a rule of the default set (the tenant has no rules of its own) */
-            id: string | null;
+            /** @description For a rule of the default set (the tenant has no rules of its own) `default-<level>`: a name, not a stored rule */
+            id: string;
             level: number;
             /** @enum {string} */
             type: "reminder" | "dunning";
@@ -43532,6 +44293,10 @@ export interface components {
             completedAt: string | null;
             createdAt: string;
             updatedAt: string;
+            termsAcceptance: {
+                acceptedAt: string;
+                termsUrl: string;
+            } | null;
         };
         Cart: {
             id: string;
@@ -43562,6 +44327,17 @@ export interface components {
                 paymentMethods: ("fake_provider" | "sepa_debit" | "bank_transfer" | "card")[];
             };
             expiresAt: string;
+            plan: {
+                name: string;
+                description: string | null;
+            } | null;
+            seller: components["schemas"]["CartSeller"];
+            renewal: components["schemas"]["CartRenewal"];
+            termsAcceptance: {
+                acceptedAt: string;
+                termsUrl: string;
+            } | null;
+            completion: components["schemas"]["CartCompletion"];
         };
         CartAddress: {
             id: string | null;
@@ -43639,6 +44415,33 @@ export interface components {
                 cancellationPeriod: string | null;
             };
         };
+        CartSeller: {
+            name: string;
+            address: string[];
+            countryCode: string;
+            logoUrl: string | null;
+            termsUrl: string | null;
+            privacyUrl: string | null;
+            withdrawalUrl: string | null;
+            imprintUrl: string | null;
+        } | null;
+        CartRenewal: {
+            /** @enum {string} */
+            interval: "day" | "week" | "month" | "year";
+            intervalCount: number;
+            amount: string;
+            netAmount: string;
+            currencyCode: string;
+            contractPeriod: string | null;
+            cancellationPeriod: string | null;
+        } | null;
+        CartCompletion: {
+            invoiceNumber: string | null;
+            amount: string;
+            currencyCode: string;
+            paid: boolean;
+            email: string | null;
+        } | null;
         CartChangeQuantity: {
             cartItemId: string;
             quantity: number;
@@ -43689,6 +44492,8 @@ export interface components {
             newInvoiceAddress?: components["schemas"]["CartAddressWrite"];
             paymentMethodId?: string | null;
             newPaymentMethod?: components["schemas"]["CartNewPaymentMethod"];
+            /** @description The buyer accepts the tenant's terms (required when the cart's seller has a termsUrl). */
+            acceptTerms?: boolean | null;
         };
         CartNewPaymentMethod: {
             /** @enum {string} */
