@@ -3,7 +3,8 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import worker from '../../src/index';
 import { publishOutbox } from '../../src/events/publish';
-import { post, query } from '../support/api';
+import { api, post, query } from '../support/api';
+import { SENDING_LANES } from '../../src/events/delivery';
 import { createCustomer, createTenant } from '../support/builders';
 import { item, local, offer, subscribe, tenantAt } from '../billing/scenario';
 import { deliveries, fake, hook, useFakeReceiver } from './receiver';
@@ -73,8 +74,10 @@ describe('webhooks at billing scale', () => {
 
   it('a message whose webhook answers 410 midway disables it: the deliveries after it are failed, not sent', async () => {
     const t = await createTenant();
-    const w = await hook(t, { events: ['customer.created'] });
-    for (let i = 0; i < 3; i++) await createCustomer(t);
+    const w = await hook(t, { events: ['customer.created', 'customer.updated'] });
+    // One customer's events: one lane, sent one after the other.
+    const customer = await createCustomer(t);
+    for (const lastName of ['Second', 'Third']) expect((await api(`/customers/${customer.id}`, { method: 'PUT', token: t.key, body: { lastName } })).status).toBe(200);
     await publishOutbox(env, t.id);
     const rows = await deliveries(t, w.id);
     let calls = 0;
@@ -89,5 +92,47 @@ describe('webhooks at billing scale', () => {
     ]);
     const [hookRow] = await query<{ enabled: number; disabled_reason: string }>(t, 'SELECT enabled, disabled_reason FROM webhooks WHERE id = ?', w.id);
     expect(hookRow).toEqual({ enabled: 0, disabled_reason: 'receiver answered 410 Gone' });
+  });
+
+  it("different resources' deliveries go out side by side, at most six at once; one resource's one after the other, in order", async () => {
+    const t = await createTenant();
+    const w = await hook(t, { events: ['customer.created', 'customer.updated'] });
+    const customers = [];
+    for (let i = 0; i < 9; i++) customers.push(await createCustomer(t));
+    const first = customers[0]!;
+    for (const lastName of ['Bauer', 'Chen', 'Diaz']) expect((await api(`/customers/${first.id}`, { method: 'PUT', token: t.key, body: { lastName } })).status).toBe(200);
+    await publishOutbox(env, t.id);
+    const rows = await deliveries(t, w.id);
+    expect(rows).toHaveLength(12);
+    // The receiver answers after a moment and notes how many requests it holds at once, and which.
+    let open = 0;
+    let most = 0;
+    let firstOpen = 0;
+    let firstMost = 0;
+    fake.received = [];
+    fake.answer = async (r) => {
+      const ofFirst = JSON.parse(r.body).data.id === first.id;
+      open++;
+      if (ofFirst) firstOpen++;
+      most = Math.max(most, open);
+      firstMost = Math.max(firstMost, firstOpen);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      open--;
+      if (ofFirst) firstOpen--;
+      return 200;
+    };
+    await consumeMessages([{ tenantId: t.id, deliveryIds: rows.map((d) => d.id) }]);
+    expect(fake.received).toHaveLength(12);
+    expect(most).toBe(SENDING_LANES);
+    expect(firstMost).toBe(1);
+    // The first customer's four events arrived in the order they happened.
+    const firstEvents = fake.received.filter((r) => JSON.parse(r.body).data.id === first.id).map((r) => JSON.parse(r.body));
+    expect(firstEvents.map((b) => [b.event.type, b.data.lastName ?? null])).toEqual([
+      ['customer.created', first.lastName ?? null],
+      ['customer.updated', 'Bauer'],
+      ['customer.updated', 'Chen'],
+      ['customer.updated', 'Diaz'],
+    ]);
+    expect((await deliveries(t, w.id)).map((d) => d.status)).toEqual(rows.map(() => 'delivered'));
   });
 });
