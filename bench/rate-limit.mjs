@@ -4,9 +4,10 @@
 // (docs/decisions.md, Rate limits) — each against GET /health in the same round, rounds alternating.
 //
 // Measured per round and mode (closed loop, BENCH_SECONDS, BENCH_CONCURRENCY, the run's warm-up):
-// GET /health, GET /customers/{id}, GET /customers?limit=30 and POST /customers (an API key on the
-// bench plan, never refused; the write waits for the binding's verdict, the reads do not), and
-// GET /public/checkout/cart/{id}, each cart read from its buyer's address (BENCH_RATE_LIMIT_CARTS
+// GET /health, GET /customers/{id}, GET /customers?limit=30, POST /customers and the entitlement
+// check (an API key on the bench plan, never refused; the write waits for the binding's verdict,
+// the reads do not), and GET /public/checkout/cart/{id} and the cart's hosted page, each cart read
+// from its buyer's address (BENCH_RATE_LIMIT_CARTS
 // buyers, none near the public limit). Under `wrangler dev` every `limit()` is a call to miniflare's
 // simulation, one Durable Object per binding that writes each count to disk; Cloudflare answers it
 // on the machine that runs the Worker.
@@ -44,6 +45,8 @@ export const rateLimitSection = {
     });
     if (made.failures.length) throw made.failures[0].error;
     const customers = made.results;
+    // The entitlement check (answered from the isolate's cache after the first read of a pair).
+    const feature = await call('POST', '/entitlement/features', { code: `rl-${ctx.runTag}`, name: 'Rate limit bench feature', type: 'switch' });
     const linkPath = await benchCheckoutLink(ctx);
     // Each cart is a buyer's, read from the buyer's address.
     const carts = [];
@@ -75,16 +78,38 @@ export const rateLimitSection = {
           },
           { isOk: ok },
         );
-        for (const r of [health, byId, list, write, cart]) results.push({ ...r, mode, round, vsHealth: r.rps / health.rps });
+        const page = await ctx.measure(
+          `GET /checkout/cart/{id} (HTML page) (${tag})`,
+          () => {
+            const { id, buyer } = pick(carts);
+            return { path: `/checkout/cart/${encodeURIComponent(id)}`, headers: buyer };
+          },
+          { isOk: ok },
+        );
+        const entitlement = await ctx.measure(
+          `GET /customers/{id}/entitlements?feature= (${tag})`,
+          () => ({ path: `/customers/${encodeURIComponent(pick(customers))}/entitlements?feature=${encodeURIComponent(feature.code)}`, headers: auth }),
+          { isOk: ok },
+        );
+        for (const r of [health, byId, list, write, cart, page, entitlement]) results.push({ ...r, mode, round, vsHealth: r.rps / health.rps });
       }
     }
     if (Object.keys(ctx.server.extraVars()).length) await ctx.server.restart(undefined, { vars: {} });
 
     const mean = (mode, prefix) => {
-      const rows = results.filter((r) => r.mode === mode && r.name.startsWith(prefix));
+      const rows = results.filter((r) => r.mode === mode && r.name.startsWith(`${prefix} (`));
       return rows.reduce((sum, r) => sum + r.vsHealth, 0) / rows.length;
     };
-    const summary = ['GET /customers/{id}', 'GET /customers?limit=30', 'POST /customers', 'GET /public/checkout/cart/{id}'].map((name) => ({ name, on: mean('on', name), off: mean('off', name) }));
+    // Issue 20's goals, as shares of GET /health.
+    const goals = {
+      'GET /customers/{id}': 0.6,
+      'GET /customers?limit=30': 0.5,
+      'POST /customers': 0.35,
+      'GET /customers/{id}/entitlements?feature=': 0.8,
+      'GET /public/checkout/cart/{id}': 0.8,
+      'GET /checkout/cart/{id} (HTML page)': 0.6,
+    };
+    const summary = Object.entries(goals).map(([name, goal]) => ({ name, goal, on: mean('on', name), off: mean('off', name) }));
     const errors = results.reduce((n, r) => n + r.errors, 0);
     return { setup: { rounds, customers: customers.length, carts: carts.length }, results, summary, failed: errors ? `${errors} refused or failed reads` : undefined };
   },
@@ -106,6 +131,7 @@ export const rateLimitSection = {
       { title: 'limits on', value: (r) => `${r.on.toFixed(3)}x` },
       { title: 'limits off', value: (r) => `${r.off.toFixed(3)}x` },
       { title: 'on / off', value: (r) => `${(r.on / r.off).toFixed(2)}` },
+      { title: 'goal', value: (r) => `${r.goal.toFixed(2)}x` },
     ]);
   },
 };

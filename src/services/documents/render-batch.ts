@@ -3,6 +3,7 @@ import { inJson, isGuardFailure, runBatch, tenantRowsById } from '../../db/clien
 import { invoices } from '../../db/schema';
 import { ApiError } from '../../http/errors';
 import { forEachLimited } from '../../lib/pool';
+import { yieldToRequests } from '../../lib/yield';
 import type { ServiceContext } from '../context';
 import { aggregatesOf } from '../invoices/read';
 import type { InvoiceAggregate } from '../invoices/render';
@@ -61,6 +62,10 @@ export async function renderInvoices(ctx: ServiceContext, invoiceIds: readonly s
       } catch (err) {
         await fail(agg.row.id, err);
       }
+      // A pause after each document lets the isolate take other work in: locally the renders'
+      // back-to-back R2 and D1 calls kept it busy, and webhook answers, which wait for the loop
+      // to poll the network, went out at a few a second while a run's documents rendered.
+      await yieldToRequests();
     });
     // The chunk's records are written while the next chunk renders; one write at a time.
     await pendingWrite;
