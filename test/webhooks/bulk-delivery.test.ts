@@ -116,7 +116,7 @@ describe('webhooks at billing scale', () => {
       if (ofFirst) firstOpen++;
       most = Math.max(most, open);
       firstMost = Math.max(firstMost, firstOpen);
-      await new Promise((resolve) => setTimeout(resolve, 25));
+      await new Promise((resolve) => setTimeout(resolve, 100));
       open--;
       if (ofFirst) firstOpen--;
       return 200;
